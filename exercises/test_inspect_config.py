@@ -1,0 +1,67 @@
+"""Public tests for inspect_config: run them with ``pytest`` while you work.
+
+The hidden grader checks many more configs, including families whose configs are not in
+``configs/``; passing these tests is necessary, not sufficient.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+KEYS = {
+    "model_type", "norm_type", "eps", "eps_source", "placement", "n_layers", "hidden_size",
+    "n_norms", "final_norm", "qk_norm", "note",
+}
+
+
+def bank(name):
+    """A published config from the bank next to this file, as a dict."""
+    return json.loads((Path(__file__).parent / "configs" / name).read_text())
+
+
+def test_report_has_exactly_the_documented_keys(student):
+    report = student.inspect_config(bank("gpt2.json"))
+    assert set(report) == KEYS
+    assert isinstance(report["eps"], float)
+    assert isinstance(report["n_norms"], int) and not isinstance(report["n_norms"], bool)
+    assert isinstance(report["final_norm"], bool) and isinstance(report["qk_norm"], bool)
+
+
+def test_gpt2(student):
+    report = student.inspect_config(bank("gpt2.json"))
+    assert report["model_type"] == "gpt2"
+    assert report["norm_type"] == "layernorm"
+    assert report["eps"] == pytest.approx(1e-5)
+    assert report["eps_source"] == "layer_norm_epsilon"
+    assert report["placement"] == "pre"
+    assert (report["n_layers"], report["hidden_size"]) == (12, 768)
+    assert report["n_norms"] == 2 * 12 + 1  # ln_1 and ln_2 per block, then ln_f
+    assert report["final_norm"] is True
+    assert report["qk_norm"] is False
+
+
+def test_llama_2(student):
+    report = student.inspect_config(bank("llama-2-7b.json"))
+    assert report["norm_type"] == "rmsnorm"
+    assert report["eps"] == pytest.approx(1e-5)  # the file's value, not LlamaConfig's 1e-6
+    assert report["eps_source"] == "rms_norm_eps"
+    assert report["placement"] == "pre"
+    assert (report["n_layers"], report["hidden_size"]) == (32, 4096)
+    assert report["n_norms"] == 2 * 32 + 1
+    assert report["final_norm"] is True
+    assert report["qk_norm"] is False
+
+
+def test_note_names_the_norm_and_its_eps(student):
+    report = student.inspect_config(bank("llama-2-7b.json"))
+    note = report["note"]
+    assert "RMSNorm" in note
+    assert repr(1e-5) in note or format(1e-5, "g") in note
+
+
+def test_config_without_family_or_norm_key_is_refused(student):
+    with pytest.raises(Exception) as info:
+        student.inspect_config({"model_type": "mystery", "hidden_size": 64, "num_hidden_layers": 2})
+    # the grader's sandbox reports the exception's type by name
+    assert getattr(info.value, "exc_type", type(info.value).__name__) == "ValueError"

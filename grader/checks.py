@@ -1,0 +1,247 @@
+"""What hidden suites use to judge an answer: comparison hygiene, named tolerances, hints.
+
+Every check runs in the trusted process on plain data that came back from the worker. Before
+any numpy comparison the answer must be an exact ``np.ndarray`` of a real numeric dtype with
+exactly the expected shape (no broadcasting) and only finite values; then it is compared in
+float64 against a tolerance that scales with the data.
+
+A failed check raises :class:`Mismatch`, whose messages say what was expected and what came
+back. On a hidden test they never contain the expected values or the inputs.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from grader.faults import StudentRaised
+from grader.messages import Message
+from grader.worker import callables
+from grader.worker.protocol import Unsupported, WireCallable, WireFile
+
+__all__ = [
+    "TOLERANCES",
+    "Mismatch",
+    "StudentRaised",
+    "Sublayer",
+    "Tolerance",
+    "expect",
+    "expect_array",
+    "expect_keys",
+    "expect_value",
+    "file_arg",
+    "tolerance_for",
+]
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close an answer must be: ``|got - want| <= rtol * (|want| + rms(want)) + atol``.
+
+    Scaling by the array's own RMS keeps near-zero elements from demanding absurd relative
+    precision, while ``atol`` decides only when the expected array is all zeros.
+    """
+
+    rtol: float
+    atol: float
+
+
+TOLERANCES: dict[str, Tolerance] = {
+    "float64": Tolerance(rtol=1e-9, atol=1e-12),
+    "float32": Tolerance(rtol=1e-5, atol=1e-7),
+    # float16 keeps 11 significant bits: about 5e-4 relative per rounding.
+    "float16": Tolerance(rtol=2e-3, atol=1e-4),
+    # Different but correct algorithms (a backward pass, a long stack) round differently.
+    "algorithm": Tolerance(rtol=1e-7, atol=1e-10),
+}
+
+
+def tolerance_for(dtype: Any) -> Tolerance:
+    """The named tolerance for results of this dtype (float64 for anything else)."""
+    return TOLERANCES.get(np.dtype(dtype).name, TOLERANCES["float64"])
+
+
+_hidden: contextvars.ContextVar[bool] = contextvars.ContextVar("normlab_hidden", default=True)
+
+
+def set_hidden(hidden: bool) -> None:
+    """Called by the plugin before each test: hidden tests get the guarded messages."""
+    _hidden.set(hidden)
+
+
+def is_hidden() -> bool:
+    return _hidden.get()
+
+
+class Mismatch(AssertionError):
+    """A check failed. Carries the messages for the student (already safe for hidden tests)."""
+
+    def __init__(self, messages: list[Message]) -> None:
+        super().__init__("; ".join(m.id for m in messages))
+        self.messages = messages
+
+
+def expect(condition: bool, message_id: str, **params: Any) -> None:
+    """Fail with the catalog message ``message_id`` unless ``condition`` holds."""
+    if not condition:
+        raise Mismatch([Message(message_id, params)])
+
+
+def _describe_type(value: Any) -> str:
+    if isinstance(value, Unsupported):
+        return value.type_name
+    return type(value).__name__
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _sig1(x: float) -> str:
+    """One significant figure: enough to judge a near miss, too little to rebuild a value."""
+    return f"{x:.0e}" if x else "0"
+
+
+def _hint_messages(got: np.ndarray, hints: Iterable[tuple[Any, str]], tol: Tolerance) -> list[Message]:
+    found = []
+    for candidate, hint_id in hints:
+        cand = np.asarray(candidate, dtype=np.float64)
+        if cand.shape == got.shape and np.isfinite(cand).all() and _close(got, cand, tol).all():
+            found.append(Message(hint_id))
+    return found[:1]
+
+
+def _close(got: np.ndarray, want: np.ndarray, tol: Tolerance) -> np.ndarray:
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    scale = math.sqrt(float(np.mean(np.square(w)))) if w.size else 0.0
+    return np.abs(g - w) <= tol.rtol * (np.abs(w) + scale) + tol.atol
+
+
+def expect_array(
+    got: Any,
+    want: np.ndarray,
+    *,
+    what: str,
+    tol: Tolerance | None = None,
+    dtype: bool = True,
+    hints: Sequence[tuple[Any, str]] = (),
+) -> None:
+    """The answer must be an array like ``want``: type, dtype, shape, finite, then values.
+
+    Args:
+        got: what the student returned (plain data from the worker).
+        want: the reference answer, computed in the trusted process.
+        what: a code-like label for messages, e.g. ``"rmsnorm(x, gamma)"``.
+        tol: defaults to the named tolerance for ``want``'s dtype.
+        dtype: whether the dtype must equal ``want``'s.
+        hints: ``(candidate, hint id)`` pairs; when the answer matches a candidate (the output
+            of a known mistake on the same input) that hint is added to the message.
+    """
+    want = np.asarray(want)
+    if not np.isfinite(want.astype(np.float64)).all():
+        raise ValueError(f"reference answer for {what} is not finite: the suite is wrong")
+    if type(got) is not np.ndarray:
+        raise Mismatch([Message("check.not_array", {"what": what, "type": _describe_type(got)})])
+    if got.dtype.kind not in "fiu":
+        raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": str(got.dtype)})])
+    if got.shape != want.shape:
+        raise Mismatch([Message("check.shape", {"what": what, "actual": got.shape, "expected": want.shape})])
+    if dtype and got.dtype != want.dtype:
+        raise Mismatch([Message("check.dtype", {"what": what, "actual": str(got.dtype), "expected": str(want.dtype)})])
+    finite = np.isfinite(got)
+    if not finite.all():
+        index = tuple(int(i) for i in np.argwhere(~finite)[0])
+        messages = [Message("check.non_finite", {"what": what, "count": int((~finite).sum()), "index": index})]
+        raise Mismatch(messages + _hint_messages(np.nan_to_num(got.astype(np.float64)), hints, tol or tolerance_for(want.dtype)))
+    tol = tol or tolerance_for(want.dtype)
+    ok = _close(got, want, tol)
+    if ok.all():
+        return
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    err = np.abs(g - w)
+    worst = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
+    index = tuple(int(i) for i in worst)
+    rel = float(err[worst] / max(abs(float(w[worst])), 1e-300))
+    params = {"what": what, "count": int((~ok).sum()), "size": int(ok.size), "index": index, "rtol": tol.rtol}
+    if is_hidden():
+        message = Message("check.values_hidden", params | {"rel_err": _sig1(rel)})
+    else:
+        message = Message(
+            "check.values_public",
+            params | {"expected": f"{float(w[worst]):.6g}", "actual": f"{float(g[worst]):.6g}",
+                      "abs_err": f"{float(err[worst]):.3g}", "rel_err": f"{rel:.3g}"},
+        )
+    raise Mismatch([message, *_hint_messages(got, hints, tol)])
+
+
+def expect_value(got: Any, want: Any, *, what: str, rel: float | None = None) -> None:
+    """A scalar answer: exact for ``str``, ``bool`` and ``int``; relative ``rel`` for floats.
+
+    The student's own value is always shown; the expected one only on public tests.
+    """
+    if isinstance(want, bool):
+        ok_type = isinstance(got, (bool, np.bool_))
+        kind = "bool"
+    elif isinstance(want, int):
+        ok_type = isinstance(got, (int, np.integer)) and not isinstance(got, (bool, np.bool_))
+        kind = "int"
+    elif isinstance(want, float):
+        ok_type = isinstance(got, (int, float, np.integer, np.floating)) and not isinstance(got, (bool, np.bool_))
+        kind = "float"
+    elif isinstance(want, str):
+        ok_type = isinstance(got, str)
+        kind = "str"
+    else:
+        raise TypeError(f"expect_value does not compare {type(want).__name__}: the suite is wrong")
+    if not ok_type:
+        raise Mismatch([Message("check.value_type", {"what": what, "expected_type": kind, "type": _describe_type(got)})])
+    if kind == "float":
+        g, w = float(got), float(want)
+        bound = (1e-9 if rel is None else rel) * abs(w)
+        ok = math.isfinite(g) and abs(g - w) <= bound + 1e-300
+    else:
+        ok = got == want
+    if ok:
+        return
+    if is_hidden():
+        raise Mismatch([Message("check.value_hidden", {"what": what, "actual": _short(got)})])
+    raise Mismatch([Message("check.value_public", {"what": what, "actual": _short(got), "expected": _short(want)})])
+
+
+def expect_keys(got: Any, keys: Iterable[str], *, what: str) -> None:
+    """The answer must be a ``dict`` with exactly these keys."""
+    keys = sorted(keys)
+    if not isinstance(got, dict):
+        raise Mismatch([Message("check.value_type", {"what": what, "expected_type": "dict", "type": _describe_type(got)})])
+    missing = sorted(set(keys) - set(got))
+    extra = sorted(set(got) - set(keys))
+    if missing or extra:
+        raise Mismatch([Message("check.keys", {"what": what, "expected": ", ".join(keys),
+                                               "missing": ", ".join(missing) or "-", "extra": ", ".join(extra) or "-"})])
+
+
+class Sublayer(WireCallable):
+    """A sublayer for a student call, described as data (see ``worker/callables.py``).
+
+    Pass it to ``student.block(...)`` as is; the worker rebuilds it as a function. The
+    ``reference`` fixture turns it into the same function in the trusted process.
+    """
+
+    def __init__(self, kind: str, **params: Any) -> None:
+        if kind not in callables.KINDS:
+            raise ValueError(f"unknown sublayer kind {kind!r}; known: {sorted(callables.KINDS)}")
+        super().__init__(kind, params)
+
+    def build(self) -> callables.Recorded:
+        return callables.Recorded(self.kind, self.params)
+
+
+def file_arg(name: str, text: str) -> WireFile:
+    """A file argument: the worker writes ``text`` to a scratch file and passes its path."""
+    return WireFile(name, text)

@@ -1,0 +1,228 @@
+"""The trusted side of the worker: start it, send calls, enforce limits, restart it.
+
+One :class:`Worker` serves one submission. Each call has a wall-clock limit enforced here, from
+outside the worker, with SIGKILL; a worker that dies or stalls is replaced for the next call.
+Responses are read by a thread into a queue, frame by frame, with a size cap; raw stdout and
+stderr are drained continuously so a flood can never block the worker or fill our memory.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.sandbox.launch import Launch
+from grader.sandbox.limits import Limits
+from grader.worker import protocol
+
+
+class CappedBuffer:
+    """Keeps the first ``cap`` bytes and the last ``tail`` bytes of a stream; counts the rest."""
+
+    def __init__(self, cap: int, tail: int = 4096) -> None:
+        self.cap, self.tail_cap = cap, tail
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+        self.lock = threading.Lock()
+
+    def feed(self, data: bytes) -> None:
+        with self.lock:
+            self.total += len(data)
+            room = self.cap - len(self.head)
+            if room > 0:
+                self.head += data[:room]
+                data = data[room:]
+            if data:
+                self.tail = (self.tail + data)[-self.tail_cap :]
+
+    def text(self) -> str:
+        with self.lock:
+            dropped = self.total - len(self.head) - len(self.tail)
+            middle = f"\n[... {dropped} bytes not shown ...]\n" if dropped > 0 else ""
+            return (bytes(self.head) + middle.encode() + bytes(self.tail)).decode("utf-8", "replace")
+
+
+def _drain(stream: Any, buffer: CappedBuffer) -> None:
+    try:
+        while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
+            buffer.feed(chunk)
+    except (OSError, ValueError):
+        pass
+
+
+@dataclass
+class Reply:
+    """How one call ended, as seen from the trusted side."""
+
+    kind: str
+    """``answer`` (a response frame arrived), ``timeout``, ``died`` or ``invalid``."""
+    message: dict[str, Any] = field(default_factory=dict)
+    """The decoded response for ``answer``."""
+    returncode: int | None = None
+    """For ``died``: the worker's exit status (negative: killed by that signal)."""
+    importing: str | None = None
+    """The module being imported when the call ended, if an import was under way."""
+    detail: str = ""
+    """For ``invalid``: what was wrong with the response."""
+    stderr: str = ""
+
+
+class Worker:
+    """A restartable worker process for one submission."""
+
+    def __init__(self, make_launch: Callable[[], Launch], setup: dict[str, Any], limits: Limits) -> None:
+        self.make_launch = make_launch
+        self.setup = setup
+        self.limits = limits
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.frames: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.launch: Launch | None = None
+        self.ready: dict[str, Any] = {}
+        self.starts = 0
+        self._req_w = -1
+        self._stderr = CappedBuffer(limits.output_bytes)
+        self._stdout = CappedBuffer(limits.output_bytes)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        launch = self.make_launch()
+        self.launch = launch
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        self._stdout, self._stderr = CappedBuffer(self.limits.output_bytes), CappedBuffer(self.limits.output_bytes)
+        # The harness learns its two pipe descriptors from its last two arguments.
+        self.proc = subprocess.Popen(
+            [*launch.argv, str(req_r), str(resp_w)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=launch.env,
+            cwd=str(self.setup.get("cwd") or "/"),
+            pass_fds=(req_r, resp_w),
+            preexec_fn=launch.preexec,
+            start_new_session=True,
+            close_fds=True,
+        )
+        os.close(req_r)
+        os.close(resp_w)
+        self._req_w = req_w
+        self.frames = queue.Queue()
+        for stream, buffer in ((self.proc.stdout, self._stdout), (self.proc.stderr, self._stderr)):
+            threading.Thread(target=_drain, args=(stream, buffer), daemon=True).start()
+        threading.Thread(target=self._read_frames, args=(resp_r, self.frames), daemon=True).start()
+        self.starts += 1
+        setup = dict(self.setup, directory=launch.directory)
+        if launch.seccomp is not None:
+            import numpy as np
+
+            setup["seccomp"] = np.frombuffer(launch.seccomp, dtype=np.uint8)
+        setup.pop("cwd", None)
+        self._send(setup)
+        reply = self._wait(deadline=time.monotonic() + max(self.limits.call_seconds, 30.0))
+        if reply.kind != "answer" or reply.message.get("event") != "ready":
+            self.kill()
+            raise RuntimeError(f"the worker did not start: {reply.kind} {reply.detail} {reply.stderr[-2000:]}")
+        self.ready = reply.message
+
+    def _read_frames(self, fd: int, frames: queue.Queue[tuple[str, Any]]) -> None:
+        try:
+            while True:
+                header = protocol.read_exact(fd, protocol.FRAME_HEADER_SIZE)
+                n = protocol.frame_length(header, self.limits.result_bytes)
+                frames.put(("frame", protocol.decode(protocol.read_exact(fd, n))))
+        except EOFError:
+            frames.put(("eof", None))
+        except protocol.ProtocolError as exc:
+            frames.put(("invalid", str(exc)))
+        except OSError as exc:
+            frames.put(("eof", str(exc)))
+        finally:
+            os.close(fd)
+
+    def _send(self, message: dict[str, Any]) -> None:
+        protocol.write_frame(self._req_w, protocol.encode(message))
+
+    def kill(self) -> None:
+        """Kill the worker and everything in its session; safe to call twice."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+        proc.wait()
+        if self._req_w >= 0:
+            try:
+                os.close(self._req_w)
+            except OSError:
+                pass
+            self._req_w = -1
+
+    close = kill
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def _wait(self, deadline: float) -> Reply:
+        importing: str | None = None
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                return Reply("timeout", importing=importing, stderr=self._stderr.text())
+            try:
+                kind, value = self.frames.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if kind == "frame" and isinstance(value, dict) and value.get("event") in ("import_start", "import_done"):
+                importing = str(value.get("module")) if value["event"] == "import_start" else None
+                continue
+            if kind == "frame" and isinstance(value, dict):
+                return Reply("answer", message=value, importing=importing)
+            if kind == "frame":
+                self.kill()
+                return Reply("invalid", detail="the response is not a mapping", importing=importing)
+            if kind == "invalid":
+                self.kill()
+                return Reply("invalid", detail=str(value), importing=importing, stderr=self._stderr.text())
+            # eof: the worker closed its end; collect how it ended.
+            proc = self.proc
+            code = None
+            if proc is not None:
+                try:
+                    code = proc.wait(timeout=max(0.0, min(2.0, deadline - time.monotonic())))
+                except subprocess.TimeoutExpired:
+                    code = None
+            self.kill()
+            return Reply("died", returncode=code, importing=importing, stderr=self._stderr.text())
+
+    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply:
+        """Run ``function(*args, **kwargs)`` in the worker, starting it if needed."""
+        if self.proc is None:
+            self._start()
+        try:
+            self._send({"op": "call", "function": function, "args": args, "kwargs": kwargs})
+        except (BrokenPipeError, OSError):
+            return self._wait(deadline=time.monotonic() + 2.0)
+        return self._wait(deadline=time.monotonic() + (seconds or self.limits.call_seconds))
+
+    @property
+    def stdout(self) -> str:
+        return self._stdout.text()
+
+    @property
+    def stderr(self) -> str:
+        return self._stderr.text()

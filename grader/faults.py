@@ -1,0 +1,114 @@
+"""Outcomes of a call into student code that are not an answer.
+
+The student proxy raises these inside a test; the pytest plugin turns each into a scored
+status (error, timeout, crashed, failed) with the messages it carries. They are the student's
+faults, never the grader's: a :class:`GraderFault` is the one exception here that stops
+grading without a score.
+"""
+
+from __future__ import annotations
+
+from grader.messages import Message
+from grader.model import Status
+
+
+class GraderFault(Exception):
+    """The grader itself failed (a bug, a broken suite, a missing reference): issue no score."""
+
+
+class StudentFault(Exception):
+    """A call into the student's code ended without a usable answer."""
+
+    status: Status = Status.ERROR
+
+    def __init__(self, function: str, messages: list[Message], *, private: list[Message] | None = None) -> None:
+        super().__init__(function)
+        self.function = function
+        self.messages = messages
+        """What every student sees."""
+        self.private = private or []
+        """Further detail that is shown only on public tests (it may echo hidden inputs)."""
+
+
+class StudentRaised(StudentFault):
+    """The student's function raised an exception."""
+
+    def __init__(self, function: str, exc_type: str, builtin: bool, message: str, traceback: str) -> None:
+        self.exc_type, self.builtin, self.exc_message, self.traceback = exc_type, builtin, message, traceback
+        if exc_type == "NotImplementedError":
+            shown = [Message("fault.not_implemented", {"function": function})]
+            private: list[Message] = []
+        else:
+            # The exception's own text is the student's and may print hidden inputs, so hidden
+            # tests show only the type, and only when it is a built-in one.
+            shown = [Message("fault.raised", {"function": function, "exc_type": exc_type if builtin else "an exception"})]
+            private = [Message("fault.exception_text", {"text": message[:500]})]
+            if traceback:
+                private.append(Message("fault.traceback", {"traceback": traceback}))
+        super().__init__(function, shown, private=private)
+
+
+# Built-in exceptions a test may expect with ``pytest.raises(ValueError)``. A student's
+# exception of one of these types arrives as a class deriving from both StudentRaised and the
+# built-in, so the same test works on local functions and through the worker.
+EXPECTABLE: dict[str, type[Exception]] = {
+    cls.__name__: cls
+    for cls in (ValueError, TypeError, KeyError, IndexError, LookupError, ZeroDivisionError,
+                ArithmeticError, FileNotFoundError, OSError)
+}
+_mixed: dict[str, type[StudentRaised]] = {}
+
+
+def student_raised(function: str, exc_type: str, builtin: bool, message: str, traceback: str) -> StudentRaised:
+    """The exception for a student's raise, catchable as the built-in type where that is safe."""
+    if not builtin or exc_type not in EXPECTABLE:
+        return StudentRaised(function, exc_type, builtin, message, traceback)
+    if exc_type not in _mixed:
+        try:
+            _mixed[exc_type] = type(f"Student{exc_type}", (StudentRaised, EXPECTABLE[exc_type]), {})
+        except TypeError:  # incompatible instance layouts (OSError family): no mixing
+            return StudentRaised(function, exc_type, builtin, message, traceback)
+    return _mixed[exc_type](function, exc_type, builtin, message, traceback)
+
+
+class StudentMissing(StudentFault):
+    """The submission does not define the function (or defines something that is not callable)."""
+
+    def __init__(self, function: str, module: str, found: str | None) -> None:
+        if found is None:
+            messages = [Message("fault.missing", {"function": function, "module": module})]
+        else:
+            messages = [Message("fault.not_callable", {"function": function, "module": module, "found": found})]
+        super().__init__(function, messages)
+
+
+class StudentImportError(StudentFault):
+    """Importing the module that should define the function failed."""
+
+    def __init__(self, function: str, module: str, exc_type: str, message: str, traceback: str) -> None:
+        private = [Message("fault.exception_text", {"text": message[:500]})]
+        if traceback:
+            private.append(Message("fault.traceback", {"traceback": traceback}))
+        super().__init__(
+            function,
+            [Message("fault.import_error", {"function": function, "module": module, "exc_type": exc_type})],
+            private=private,
+        )
+
+
+class StudentTimeout(StudentFault):
+    """The call did not finish within its wall-clock limit and the worker was killed."""
+
+    status = Status.TIMEOUT
+
+
+class StudentCrashed(StudentFault):
+    """The worker process died while answering (a signal, an exit, a resource limit)."""
+
+    status = Status.CRASHED
+
+
+class BadResult(StudentFault):
+    """The worker answered, but not with data the grader accepts (too large, malformed)."""
+
+    status = Status.FAILED

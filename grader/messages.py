@@ -1,0 +1,64 @@
+"""Every sentence the grader says to a person, in one catalog, in English and Brazilian Portuguese.
+
+Code never builds student-facing prose itself: it creates a :class:`Message` (an id and its
+parameters) and a reporter renders it in the reader's language. The catalog lives in
+``messages.toml``; a test keeps every id present in every language.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+LANGUAGES = ("en", "pt-BR")
+DEFAULT_LANGUAGE = "en"
+
+
+@dataclass(frozen=True)
+class Message:
+    """A sentence for a person, not yet in any language."""
+
+    id: str
+    """Key in ``messages.toml``."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """Values for the template's ``{placeholders}``; rendered with ``str.format``."""
+
+
+@cache
+def catalog() -> dict[str, dict[str, str]]:
+    """The catalog: ``{message id: {language: template}}``."""
+    text = resources.files("grader").joinpath("messages.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def normalize_language(lang: str | None) -> str:
+    """Map ``pt_BR.UTF-8``, ``pt-br``, ``pt`` ... to a catalog language; default English."""
+    if not lang:
+        return DEFAULT_LANGUAGE
+    tag = lang.split(".")[0].replace("_", "-").lower()
+    if tag.startswith("pt"):
+        return "pt-BR"
+    return DEFAULT_LANGUAGE
+
+
+def language_from_environment() -> str:
+    """The language asked for by ``NORMLAB_LANG`` or, failing that, the POSIX locale."""
+    for var in ("NORMLAB_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        if os.environ.get(var):
+            return normalize_language(os.environ[var])
+    return DEFAULT_LANGUAGE
+
+
+def render(message: Message, lang: str = DEFAULT_LANGUAGE) -> str:
+    """The message in ``lang``. An unknown id is a grader bug and raises ``KeyError``."""
+    templates = catalog()[message.id]
+    return templates.get(lang, templates[DEFAULT_LANGUAGE]).format(**message.params)
+
+
+def render_all(messages: tuple[Message, ...] | list[Message], lang: str = DEFAULT_LANGUAGE) -> str:
+    """Render several messages as one paragraph per message."""
+    return "\n".join(render(m, lang) for m in messages)

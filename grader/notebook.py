@@ -1,0 +1,114 @@
+"""Read a student's notebook as data and pull out the code that defines their functions.
+
+Nothing in the notebook is trusted or executed here. Cell ids, nbgrader metadata (points,
+grade ids, locked flags, checksums), the kernelspec and stored outputs are all ignored: the
+student's code is found by *what it defines*. From every code cell, in order, we keep only
+the top-level statements that define things (``import``, ``def``, ``class``, and assignments
+to names those definitions use). Test calls, demo prints, asserts, IPython magics and shell
+escapes are dropped, so deleting, duplicating, reordering or retyping cells cannot break
+grading, and no cell can run a test inside the student's own process.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+
+from grader.messages import Message
+
+MAX_NOTEBOOK_BYTES = 8 << 20
+
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+@dataclass
+class Extracted:
+    """The module source built from a notebook, and what was left out on the way."""
+
+    source: str
+    notes: list[Message] = field(default_factory=list)
+
+
+class NotebookUnreadable(Exception):
+    """The file is not a notebook we can read; carries the message for the student."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.id)
+        self.message = message
+
+
+def _cell_source(cell: dict) -> str:
+    src = cell.get("source", "")
+    if isinstance(src, list):
+        src = "".join(str(s) for s in src)
+    return str(src)
+
+
+def _strip_ipython(source: str) -> tuple[str, bool]:
+    """Blank out magics (``%``, ``%%``) and shell escapes (``!``); keep line numbers."""
+    lines = source.split("\n")
+    if lines and lines[0].lstrip().startswith("%%"):
+        return "", True
+    kept, dropped = [], False
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith(("%", "!")) or "get_ipython(" in stripped:
+            kept.append("")
+            dropped = True
+        else:
+            kept.append(line)
+    return "\n".join(kept), dropped
+
+
+def _names_loaded(nodes: list[ast.stmt]) -> set[str]:
+    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _assigned(node: ast.stmt) -> set[str]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def extract(raw: bytes) -> Extracted:
+    """Build a module from a notebook's code cells. Raises :class:`NotebookUnreadable`."""
+    if len(raw) > MAX_NOTEBOOK_BYTES:
+        raise NotebookUnreadable(Message("submission.notebook_too_large", {"limit": MAX_NOTEBOOK_BYTES}))
+    try:
+        nb = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise NotebookUnreadable(Message("submission.notebook_not_json", {"detail": str(exc)[:200]})) from None
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if not isinstance(cells, list):
+        raise NotebookUnreadable(Message("submission.notebook_no_cells"))
+
+    notes: list[Message] = []
+    statements: list[tuple[int, ast.stmt, str]] = []
+    for number, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source, had_magic = _strip_ipython(_cell_source(cell))
+        if had_magic:
+            notes.append(Message("submission.cell_magic_removed", {"cell": number}))
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError) as exc:
+            line = getattr(exc, "lineno", None) or "?"
+            notes.append(Message("submission.cell_syntax_error", {"cell": number, "line": line}))
+            continue
+        lines = source.split("\n")
+        for node in tree.body:
+            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            segment = "\n".join(lines[first - 1 : node.end_lineno])
+            statements.append((number, node, segment))
+
+    definitions = [node for _, node, _ in statements if isinstance(node, _DEFINITIONS)]
+    needed = _names_loaded(definitions)
+    kept: list[str] = []
+    for number, node, segment in statements:
+        keep = isinstance(node, _DEFINITIONS) or (
+            isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigned(node) & needed
+        )
+        if keep:
+            kept.append(f"# --- cell {number}\n{segment}")
+    return Extracted(source="\n\n".join(kept) + "\n", notes=notes)

@@ -1,0 +1,164 @@
+"""The pytest plugin that turns a suite run into scored results.
+
+Fixtures: ``student`` (the proxy to the worker), ``reference`` (the reference solution, hidden
+suites only), ``sublayer`` (sublayers described as data) and ``rng`` (a generator seeded from the test's name, so every run and every
+machine sees the same inputs). Marker: ``@pytest.mark.points(n)`` (default 1).
+
+Each test ends in exactly one status. A :class:`~grader.faults.StudentFault` maps to its own
+status, a :class:`~grader.checks.Mismatch` or assertion to ``failed``; any other exception
+raised by the test code is a fault of the grader, which stops the grading without a score.
+A test that never reports is an ``error`` (fail closed).
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from grader import checks
+from grader.faults import StudentFault
+from grader.messages import Message
+from grader.model import CheckResult, Status, Visibility
+from grader.proxy import StudentProxy
+from grader.reference import Reference
+
+OUTPUT_SHOWN = 4000  # characters of student print output kept per public test
+
+
+class _Meta:
+    __slots__ = ("description", "exercise", "name", "points", "visibility")
+
+    def __init__(self, name: str, exercise: str, description: str, visibility: Visibility, points: float) -> None:
+        self.name, self.exercise, self.description = name, exercise, description
+        self.visibility, self.points = visibility, points
+
+
+class GradingPlugin:
+    """Collects one :class:`CheckResult` per test of one submission."""
+
+    def __init__(self, proxy: StudentProxy, reference: Reference | None, hidden_files: set[Path]) -> None:
+        self.proxy = proxy
+        self._reference = reference
+        self.hidden_files = {p.resolve() for p in hidden_files}
+        self.meta: dict[str, _Meta] = {}
+        self.results: dict[str, CheckResult] = {}
+        self.grader_faults: list[str] = []
+        self._started: dict[str, float] = {}
+
+    # -- fixtures ----------------------------------------------------------------------------
+
+    @pytest.fixture
+    def student(self) -> StudentProxy:
+        self.proxy.take_output()
+        return self.proxy
+
+    @pytest.fixture
+    def reference(self) -> Reference:
+        if self._reference is None:
+            raise RuntimeError("the reference solution is not loaded for this run")
+        return self._reference
+
+    @pytest.fixture
+    def sublayer(self) -> type[checks.Sublayer]:
+        """``sublayer("scale", factor=0.01)``: a sublayer that crosses to the worker as data."""
+        return checks.Sublayer
+
+    @pytest.fixture
+    def rng(self, request: pytest.FixtureRequest) -> np.random.Generator:
+        return np.random.default_rng(zlib.crc32(request.node.nodeid.split("::", 1)[-1].encode()))
+
+    # -- collection --------------------------------------------------------------------------
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", "points(n): points the test is worth (default 1)")
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.grader_faults.append(f"collecting {report.nodeid} failed:\n{report.longreprtext[-3000:]}")
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            path = Path(str(item.path)).resolve()
+            exercise = path.stem.removeprefix("test_")
+            visibility = Visibility.HIDDEN if path in self.hidden_files else Visibility.PUBLIC
+            marker = item.get_closest_marker("points")
+            points = float(marker.args[0]) if marker and marker.args else 1.0
+            doc = getattr(getattr(item, "function", None), "__doc__", None) or item.name
+            description = " ".join(doc.split())
+            name = f"{exercise}/{visibility.value}/{item.name}"
+            self.meta[item.nodeid] = _Meta(name, exercise, description, visibility, points)
+
+    # -- running -----------------------------------------------------------------------------
+
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        meta = self.meta[item.nodeid]
+        checks.set_hidden(meta.visibility is Visibility.HIDDEN)
+        self._started[item.nodeid] = time.monotonic()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]):  # type: ignore[no-untyped-def]
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()
+        if item.nodeid in self.results:
+            return
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self._record(item, call, report)
+
+    def _record(self, item: pytest.Item, call: pytest.CallInfo[Any], report: pytest.TestReport) -> None:
+        meta = self.meta[item.nodeid]
+        hidden = meta.visibility is Visibility.HIDDEN
+        messages: list[Message] = []
+        exc = call.excinfo.value if call.excinfo is not None else None
+        if report.passed:
+            status = Status.PASSED
+        elif report.skipped:
+            status = Status.SKIPPED
+            messages = [Message("result.skipped")]
+        elif isinstance(exc, StudentFault):
+            status = exc.status
+            messages = list(exc.messages) + ([] if hidden else list(exc.private))
+        elif isinstance(exc, checks.Mismatch):
+            status = Status.FAILED
+            messages = list(exc.messages)
+        elif isinstance(exc, AssertionError) and not hidden:
+            status = Status.FAILED
+            messages = [Message("check.assertion", {"text": str(exc)[:1500] or "assert"})]
+        elif isinstance(exc, AssertionError):
+            # A bare assert in a hidden test: its text could print hidden values, so say less.
+            status = Status.FAILED
+            messages = [Message("check.failed_hidden")]
+        else:
+            self.grader_faults.append(f"{item.nodeid} raised {report.longreprtext[-3000:]}")
+            status = Status.ERROR
+            messages = [Message("result.grader_fault")]
+        output = self.proxy.take_output()
+        self.results[item.nodeid] = CheckResult(
+            name=meta.name,
+            exercise=meta.exercise,
+            description=meta.description,
+            visibility=meta.visibility,
+            status=status,
+            score=meta.points if status is Status.PASSED else 0.0,
+            max_score=meta.points,
+            messages=tuple(messages),
+            student_output="" if hidden else output[:OUTPUT_SHOWN],
+            seconds=time.monotonic() - self._started.get(item.nodeid, time.monotonic()),
+        )
+
+    # -- after the run -----------------------------------------------------------------------
+
+    def ordered_results(self) -> list[CheckResult]:
+        """One result per collected test, in collection order; silent tests are errors."""
+        out = []
+        for nodeid, meta in self.meta.items():
+            result = self.results.get(nodeid)
+            if result is None:
+                result = CheckResult(meta.name, meta.exercise, meta.description, meta.visibility,
+                                     Status.ERROR, 0.0, meta.points, (Message("result.no_report"),))
+            out.append(result)
+        return out

@@ -1,0 +1,173 @@
+"""The ``student`` fixture: call the student's functions as if they were local, safely.
+
+``student.rmsnorm(x, gamma)`` sends the arguments to the worker as data and returns the
+answer as data (plain arrays, numbers, strings, lists, tuples, dicts). Anything else that can
+happen (an exception, a missing function, a crash, a timeout, an unreadable answer) raises a
+:class:`~grader.faults.StudentFault` that the plugin scores.
+
+The proxy also keeps per-submission memory so that one broken piece does not cost minutes:
+a module that failed to import is not imported again, and a function that timed out
+``timeout_strikes`` times is not run again.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.client import Reply, Worker
+from grader.faults import (
+    BadResult,
+    StudentCrashed,
+    StudentFault,
+    StudentImportError,
+    StudentMissing,
+    StudentTimeout,
+    student_raised,
+)
+from grader.manifest import MODULE_OF
+from grader.messages import Message
+from grader.sandbox.limits import Limits
+from grader.submission import Prepared
+
+SIGNAL_REASONS = {
+    signal.SIGXCPU: "cpu",
+    signal.SIGSEGV: "segv",
+    signal.SIGBUS: "segv",
+    signal.SIGABRT: "abort",
+    signal.SIGKILL: "killed",
+    signal.SIGSYS: "syscall",
+    signal.SIGXFSZ: "file_size",
+}
+
+
+@dataclass
+class CallRecord:
+    """What the harness observed around the last call (diagnostics, not verdicts)."""
+
+    function: str
+    mutated: list[str] = field(default_factory=list)
+    """Names of array arguments the student's function changed in place."""
+    callables: list[dict[str, Any]] = field(default_factory=list)
+    """Per sublayer passed in: how many times it was called and its first inputs."""
+    stdout: str = ""
+    seconds: float = 0.0
+
+
+class StudentProxy:
+    """Attribute access returns a function that runs in the worker."""
+
+    def __init__(self, prepared: Prepared, worker: Worker, limits: Limits) -> None:
+        self._prepared = prepared
+        self._worker = worker
+        self._limits = limits
+        self._broken_modules: dict[str, StudentFault] = {}
+        self._strikes: dict[str, int] = {}
+        self._spent = 0.0
+        self.last_call: CallRecord | None = None
+        self.output: list[str] = []
+        """Print output of the calls made during the current test."""
+
+    def __getattr__(self, function: str) -> Callable[..., Any]:
+        if function.startswith("_") or function not in MODULE_OF:
+            raise AttributeError(function)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self._call(function, list(args), kwargs)
+
+        call.__name__ = function
+        return call
+
+    # -- the call --------------------------------------------------------------------------
+
+    def _module(self, function: str) -> str:
+        return self._prepared.single or MODULE_OF[function]
+
+    def _call(self, function: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        self.last_call = None
+        if self._prepared.unreadable is not None:
+            raise StudentFault(function, [self._prepared.unreadable])
+        module = self._module(function)
+        if module not in self._prepared.present:
+            raise StudentMissing(function, f"{module}.py", None)
+        if module in self._broken_modules:
+            raise self._broken_modules[module]
+        if self._strikes.get(function, 0) >= self._limits.timeout_strikes:
+            raise StudentTimeout(function, [Message("fault.timeout_repeat", {"function": function, "strikes": self._strikes[function]})])
+        budget = self._limits.submission_seconds - self._spent
+        if budget <= 0:
+            raise StudentTimeout(function, [Message("fault.budget_spent", {"seconds": self._limits.submission_seconds})])
+        seconds = min(self._limits.call_seconds, budget)
+        start = time.monotonic()
+        reply = self._worker.call(function, args, kwargs, seconds=seconds)
+        self._spent += time.monotonic() - start
+        return self._interpret(function, module, reply, seconds)
+
+    def _interpret(self, function: str, module: str, reply: Reply, seconds: float) -> Any:
+        if reply.kind == "timeout":
+            fault: StudentFault = StudentTimeout(function, [Message("fault.timeout", {"function": function, "seconds": seconds})])
+            if reply.importing:
+                fault = StudentTimeout(function, [Message("fault.import_timeout", {"module": f"{module}.py", "seconds": seconds})])
+                self._broken_modules[module] = fault
+            else:
+                self._strikes[function] = self._strikes.get(function, 0) + 1
+            raise fault
+        if reply.kind == "died":
+            raise self._died(function, module, reply)
+        if reply.kind == "invalid":
+            raise BadResult(function, [Message("fault.bad_result", {"function": function, "detail": reply.detail[:200]})])
+
+        message = reply.message
+        status = message.get("status")
+        output = "".join(str(message.get(k, "")) for k in ("stdout", "stderr"))
+        if output.strip():
+            self.output.append(output)
+        if status == "import_error":
+            fault = StudentImportError(function, f"{module}.py", str(message.get("exc_type")),
+                                       str(message.get("message", "")), str(message.get("traceback", "")))
+            self._broken_modules[module] = fault
+            raise fault
+        if status == "missing":
+            found = message.get("found")
+            raise StudentMissing(function, f"{module}.py", None if found is None else str(found))
+        if status == "raised":
+            raise student_raised(function, str(message.get("exc_type")), bool(message.get("builtin")),
+                                 str(message.get("message", "")), str(message.get("traceback", "")))
+        if status == "unencodable":
+            raise BadResult(function, [Message("fault.bad_result", {"function": function, "detail": str(message.get("detail"))[:200]})])
+        if status != "ok" or "result" not in message:
+            raise BadResult(function, [Message("fault.bad_result", {"function": function, "detail": "malformed response"})])
+        self.last_call = CallRecord(
+            function=function,
+            mutated=[str(m) for m in message.get("mutated", []) if isinstance(m, str)],
+            callables=[c for c in message.get("callables", []) if isinstance(c, dict)],
+            stdout=output,
+            seconds=float(message.get("seconds", 0.0)) if isinstance(message.get("seconds"), (int, float)) else 0.0,
+        )
+        return message["result"]
+
+    def _died(self, function: str, module: str, reply: Reply) -> StudentFault:
+        code = reply.returncode
+        if code is not None and code < 0:
+            reason = SIGNAL_REASONS.get(signal.Signals(-code), "signal") if -code in signal.valid_signals() else "signal"
+            name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+            msg = Message(f"fault.died_{reason}", {"function": function, "signal": name})
+        elif code is not None and code >= 128 and code - 128 in signal.valid_signals():
+            # bubblewrap reports a child killed by a signal as 128 + the signal number.
+            sig = signal.Signals(code - 128)
+            msg = Message(f"fault.died_{SIGNAL_REASONS.get(sig, 'signal')}", {"function": function, "signal": sig.name})
+        else:
+            msg = Message("fault.died_exit", {"function": function, "code": "?" if code is None else code})
+        if reply.importing:
+            fault: StudentFault = StudentCrashed(function, [Message("fault.import_crashed", {"module": f"{module}.py"}), msg])
+            self._broken_modules[module] = fault
+            return fault
+        return StudentCrashed(function, [msg])
+
+    def take_output(self) -> str:
+        """The print output collected since the last call to this method."""
+        text, self.output = "".join(self.output), []
+        return text

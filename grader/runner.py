@@ -1,0 +1,132 @@
+"""One grading: a submission, a set of suites, one worker, one :class:`Report`.
+
+``normlab check`` and ``normlab grade`` both come through :func:`grade`; they differ only in
+which suites run (invariant 5 of the architecture: one runner).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from grader import paths
+from grader.client import Worker
+from grader.faults import GraderFault
+from grader.model import Report
+from grader.plugin import GradingPlugin
+from grader.proxy import StudentProxy
+from grader.reference import Reference
+from grader.sandbox import policy as sandbox_policy
+from grader.sandbox.limits import Limits
+from grader.submission import prepare
+
+SUITES = ("public", "hidden")
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to grade, beyond what to grade."""
+
+    suites: tuple[str, ...] = SUITES
+    limits: Limits = field(default_factory=Limits)
+    require_sandbox: bool = False
+    """Refuse to grade (a grader fault) when any isolation layer is missing."""
+    slot: int = 0
+    """Which concurrent worker slot this grading uses (selects its unprivileged uid)."""
+    select: str | None = None
+    """A pytest ``-k`` expression to run only some tests (for debugging a suite)."""
+
+
+def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
+    files: list[Path] = []
+    hidden: set[Path] = set()
+    for suite in suites:
+        if suite == "public":
+            files += paths.public_tests()
+        elif suite == "hidden":
+            found = paths.hidden_tests()
+            if not found:
+                raise GraderFault("the hidden suites are not installed (is this a student copy of the grader?)")
+            files += found
+            hidden.update(found)
+        else:
+            raise GraderFault(f"unknown suite {suite!r}")
+    if not files:
+        raise GraderFault("no test files found")
+    return files, hidden
+
+
+@contextlib.contextmanager
+def _quiet_pytest() -> Iterator[None]:
+    """Run pytest without entry-point plugins and without its terminal output."""
+    saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            yield
+    finally:
+        if saved is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
+
+
+def grade(submission: str | Path, options: Options | None = None) -> Report:
+    """Grade one submission. Raises :class:`GraderFault` if the grader itself failed."""
+    options = options or Options()
+    started = time.monotonic()
+    files, hidden = _suite_files(options.suites)
+    reference = Reference(paths.solutions_dir()) if hidden else None
+    prepared = prepare(submission)
+    scratch = Path(tempfile.mkdtemp(prefix="normlab-run-"))
+    plan = sandbox_policy.plan(prepared, options.limits, slot=options.slot, require=options.require_sandbox)
+    worker = Worker(plan.launcher, prepared.setup(), options.limits)
+    proxy = StudentProxy(prepared, worker, options.limits)
+    plugin = GradingPlugin(proxy, reference, hidden)
+    ini = scratch / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    args = [
+        *map(str, files),
+        "-c", str(ini),
+        "--rootdir", str(scratch),
+        "--import-mode=importlib",
+        "-p", "no:cacheprovider",
+        "-p", "no:stepwise",
+        "--noconftest",
+        "-q",
+        "-W", "ignore::DeprecationWarning",
+    ]
+    if options.select:
+        args += ["-k", options.select]
+    try:
+        with _quiet_pytest():
+            code = pytest.main(args, plugins=[plugin])
+    finally:
+        worker.close()
+        prepared.cleanup()
+        plan.cleanup()
+        shutil.rmtree(scratch, ignore_errors=True)
+    if plugin.grader_faults:
+        raise GraderFault("\n\n".join(plugin.grader_faults))
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        raise GraderFault(f"pytest stopped with exit code {int(code)}")
+    return Report(
+        submission=str(submission),
+        results=tuple(plugin.ordered_results()),
+        suites=options.suites,
+        isolation=plan.layers,
+        missing_layers=plan.missing,
+        notes=tuple(prepared.notes),
+        worker_uid=worker.ready.get("uid") if isinstance(worker.ready.get("uid"), int) else None,
+        seconds=time.monotonic() - started,
+    )

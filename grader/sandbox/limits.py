@@ -1,0 +1,41 @@
+"""Resource limits for one worker, and the rlimits that enforce some of them."""
+
+from __future__ import annotations
+
+import resource
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on what one student's worker may use. Defaults suit this lesson's small arrays."""
+
+    call_seconds: float = 10.0
+    """Wall-clock limit per call, enforced from outside with SIGKILL."""
+    cpu_seconds: int = 120
+    """RLIMIT_CPU soft limit for one worker's lifetime (SIGXCPU); the hard limit is 5 s more."""
+    memory_bytes: int = 2 << 30
+    """RLIMIT_AS: address space. numpy needs a few hundred MiB of headroom to import."""
+    file_bytes: int = 16 << 20
+    """RLIMIT_FSIZE: the largest file the worker may write."""
+    processes: int = 64
+    """RLIMIT_NPROC, applied when the worker runs as its own unprivileged uid (threads count)."""
+    result_bytes: int = 64 << 20
+    """Largest response frame accepted from the worker."""
+    output_bytes: int = 64 << 10
+    """Bytes of raw stdout/stderr kept from the worker process (the rest is counted)."""
+    tmpfs_bytes: int = 32 << 20
+    """Size of the worker's private scratch tmpfs (bubblewrap only)."""
+    timeout_strikes: int = 2
+    """After this many timeouts of one function, its remaining calls are not run."""
+    submission_seconds: float = 600.0
+    """Wall-clock budget for all calls of one submission; later calls are not run."""
+
+    def apply_rlimits(self, unprivileged: bool) -> None:
+        """Set the rlimits in the calling process (used in the child before exec)."""
+        resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + 5))
+        resource.setrlimit(resource.RLIMIT_AS, (self.memory_bytes, self.memory_bytes))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.file_bytes, self.file_bytes))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if unprivileged:
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))

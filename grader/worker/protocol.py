@@ -1,0 +1,211 @@
+"""The wire format between the trusted grader and the untrusted worker: data only, never pickle.
+
+A frame is an 8-byte big-endian length followed by that many payload bytes. A payload is a
+JSON header followed by array blobs, each written with ``np.save(allow_pickle=False)``:
+
+    [4-byte header length][header JSON][8-byte blob length][.npy bytes] ...
+
+The header holds a tree of plain JSON values in which special values are one-key objects:
+``{"$array": i}`` (blob ``i``), ``{"$scalar": i}`` (a numpy scalar kept as a 0-d blob),
+``{"$tuple": [...]}``, ``{"$dict": {...}}``, ``{"$callable": {...}}`` and ``{"$file": {...}}``
+(requests only) and ``{"$unsupported": "type name"}`` (a result the worker could not express
+as data). Arrays carry the exact type name the student returned so that the trusted side can
+refuse subclasses without ever holding one.
+
+This module is imported on both sides and must depend on nothing but the standard library and
+numpy: it is the only grader code besides the harness that the sandbox can see.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+from typing import Any
+
+import numpy as np
+
+MAX_DEPTH = 32
+_LEN = struct.Struct(">Q")
+_HEADER_LEN = struct.Struct(">I")
+
+
+class ProtocolError(Exception):
+    """A frame or payload that is not in this format (or exceeds a limit)."""
+
+
+def _type_name(obj: object) -> str:
+    cls = type(obj)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+class WireCallable:
+    """A request argument that the worker turns into a callable (see ``callables.py``)."""
+
+    def __init__(self, kind: str, params: dict[str, Any]) -> None:
+        self.kind, self.params = kind, params
+
+
+class WireFile:
+    """A request argument that the worker writes to a scratch file and passes as its path."""
+
+    def __init__(self, name: str, text: str) -> None:
+        self.name, self.text = name, text
+
+
+def _encode_tree(obj: Any, blobs: list[bytes], depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        return {"$unsupported": "structure nested too deeply"}
+    if isinstance(obj, WireCallable):
+        return {"$callable": _encode_tree({"kind": obj.kind, "params": obj.params}, blobs, depth + 1)}
+    if isinstance(obj, WireFile):
+        return {"$file": _encode_tree({"name": obj.name, "text": obj.text}, blobs, depth + 1)}
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, (int, float)) and type(obj) in (int, float):
+        return obj
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.hasobject:
+            return {"$unsupported": "numpy array of Python objects"}
+        buf = io.BytesIO()
+        np.save(buf, np.asarray(obj), allow_pickle=False)
+        blobs.append(buf.getvalue())
+        return {"$array": len(blobs) - 1, "type": _type_name(obj)}
+    if isinstance(obj, np.generic) and not isinstance(obj, np.object_):
+        buf = io.BytesIO()
+        np.save(buf, np.asarray(obj), allow_pickle=False)
+        blobs.append(buf.getvalue())
+        return {"$scalar": len(blobs) - 1, "type": _type_name(obj)}
+    if type(obj) is tuple:
+        return {"$tuple": [_encode_tree(v, blobs, depth + 1) for v in obj]}
+    if type(obj) is list:
+        return [_encode_tree(v, blobs, depth + 1) for v in obj]
+    if type(obj) is dict and all(type(k) is str for k in obj):
+        return {"$dict": {k: _encode_tree(v, blobs, depth + 1) for k, v in obj.items()}}
+    return {"$unsupported": _type_name(obj)}
+
+
+def encode(obj: Any) -> bytes:
+    """Serialize a tree of JSON values, tuples, str-keyed dicts and numpy arrays."""
+    blobs: list[bytes] = []
+    header = json.dumps(_encode_tree(obj, blobs, 0)).encode()
+    parts = [_HEADER_LEN.pack(len(header)), header]
+    for blob in blobs:
+        parts += [_LEN.pack(len(blob)), blob]
+    return b"".join(parts)
+
+
+class Unsupported:
+    """A value the sender could not express as data; carries only the sender's type name."""
+
+    __slots__ = ("type_name",)
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"Unsupported({self.type_name!r})"
+
+
+def _decode_tree(node: Any, arrays: list[np.ndarray], depth: int, requests: bool) -> Any:
+    if depth > MAX_DEPTH:
+        raise ProtocolError("structure nested too deeply")
+    if node is None or isinstance(node, (bool, int, float, str)):
+        return node
+    if isinstance(node, list):
+        return [_decode_tree(v, arrays, depth + 1, requests) for v in node]
+    if not isinstance(node, dict) or len(node) not in (1, 2):
+        raise ProtocolError("malformed node")
+    if "$array" in node or "$scalar" in node:
+        index = node.get("$array", node.get("$scalar"))
+        if type(index) is not int or not 0 <= index < len(arrays):
+            raise ProtocolError("bad array reference")
+        value = arrays[index]
+        if "$scalar" in node:
+            if value.ndim != 0:
+                raise ProtocolError("scalar blob is not 0-d")
+            return value[()]
+        declared = node.get("type", "numpy.ndarray")
+        # A subclass or masked array arrives as its bare data; refuse it rather than grade
+        # values whose meaning the student's class may have changed.
+        return value if declared == "numpy.ndarray" else Unsupported(str(declared))
+    if len(node) != 1:
+        raise ProtocolError("malformed node")
+    ((key, value),) = node.items()
+    if key == "$tuple" and isinstance(value, list):
+        return tuple(_decode_tree(v, arrays, depth + 1, requests) for v in value)
+    if key == "$dict" and isinstance(value, dict):
+        return {str(k): _decode_tree(v, arrays, depth + 1, requests) for k, v in value.items()}
+    if key == "$unsupported":
+        return Unsupported(str(value))
+    # Only requests (trusted -> worker) may describe callables or files; a worker that sends
+    # one back is refusing to answer with data.
+    if requests and key in ("$callable", "$file") and isinstance(value, dict):
+        return {key: _decode_tree(value, arrays, depth + 1, requests)}
+    raise ProtocolError(f"unknown node {key!r}")
+
+
+def decode(payload: bytes, *, requests: bool = False, max_arrays: int = 4096) -> Any:
+    """Parse a payload into its tree; arrays come back as plain ``np.ndarray``.
+
+    ``requests=True`` (the worker reading the grader's requests) also accepts callable and
+    file descriptions. Raises :class:`ProtocolError` on anything malformed."""
+    view = memoryview(payload)
+    if len(view) < _HEADER_LEN.size:
+        raise ProtocolError("truncated header")
+    (hlen,) = _HEADER_LEN.unpack(view[: _HEADER_LEN.size])
+    pos = _HEADER_LEN.size + hlen
+    if pos > len(view):
+        raise ProtocolError("truncated header")
+    try:
+        header = json.loads(bytes(view[_HEADER_LEN.size : pos]).decode())
+    except (ValueError, RecursionError) as exc:  # bad UTF-8, bad JSON, huge ints, deep nesting
+        raise ProtocolError(f"header is not JSON: {exc}") from None
+    arrays: list[np.ndarray] = []
+    while pos < len(view):
+        if len(arrays) >= max_arrays:
+            raise ProtocolError("too many arrays")
+        if pos + _LEN.size > len(view):
+            raise ProtocolError("truncated blob length")
+        (blen,) = _LEN.unpack(view[pos : pos + _LEN.size])
+        pos += _LEN.size
+        if pos + blen > len(view):
+            raise ProtocolError("truncated blob")
+        try:
+            arrays.append(np.load(io.BytesIO(view[pos : pos + blen]), allow_pickle=False))
+        except (ValueError, OSError, EOFError) as exc:
+            raise ProtocolError(f"blob is not a .npy array: {exc}") from None
+        pos += blen
+    return _decode_tree(header, arrays, 0, requests)
+
+
+def write_frame(fd: int, payload: bytes) -> None:
+    """Write one length-prefixed frame to a file descriptor, all of it."""
+    data = memoryview(_LEN.pack(len(payload)) + payload)
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def read_exact(fd: int, n: int) -> bytes:
+    """Read exactly ``n`` bytes; raises ``EOFError`` if the stream ends first."""
+    chunks = []
+    while n:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError("stream closed")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def frame_length(header: bytes, limit: int) -> int:
+    """The payload length announced by a frame header, refused above ``limit``."""
+    (n,) = _LEN.unpack(header)
+    if n > limit:
+        raise ProtocolError(f"frame of {n} bytes exceeds the {limit}-byte limit")
+    return n
+
+
+FRAME_HEADER_SIZE = _LEN.size
