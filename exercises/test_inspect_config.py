@@ -61,7 +61,5 @@ def test_note_names_the_norm_and_its_eps(student):
 
 
 def test_config_without_family_or_norm_key_is_refused(student):
-    with pytest.raises(Exception) as info:
+    with pytest.raises(ValueError):
         student.inspect_config({"model_type": "mystery", "hidden_size": 64, "num_hidden_layers": 2})
-    # the grader's sandbox reports the exception's type by name
-    assert getattr(info.value, "exc_type", type(info.value).__name__) == "ValueError"

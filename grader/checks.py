@@ -11,9 +11,10 @@ back. On a hidden test they never contain the expected values or the inputs.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,7 @@ __all__ = [
     "expect",
     "expect_array",
     "expect_keys",
+    "expect_raises",
     "expect_value",
     "file_arg",
     "tolerance_for",
@@ -109,12 +111,18 @@ def _sig1(x: float) -> str:
 
 
 def _hint_messages(got: np.ndarray, hints: Iterable[tuple[Any, str]], tol: Tolerance) -> list[Message]:
-    found = []
+    """The first hint whose candidate the answer matches (NaN matching NaN, inf matching inf)."""
+    g = got.astype(np.float64)
     for candidate, hint_id in hints:
         cand = np.asarray(candidate, dtype=np.float64)
-        if cand.shape == got.shape and np.isfinite(cand).all() and _close(got, cand, tol).all():
-            found.append(Message(hint_id))
-    return found[:1]
+        if cand.shape != g.shape:
+            continue
+        if not all(np.array_equal(test(g), test(cand)) for test in (np.isnan, np.isposinf, np.isneginf)):
+            continue
+        finite = np.isfinite(cand)
+        if _close(g[finite], cand[finite], tol).all():
+            return [Message(hint_id)]
+    return []
 
 
 def _close(got: np.ndarray, want: np.ndarray, tol: Tolerance) -> np.ndarray:
@@ -151,14 +159,15 @@ def expect_array(
     if got.dtype.kind not in "fiu":
         raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": str(got.dtype)})])
     if got.shape != want.shape:
-        raise Mismatch([Message("check.shape", {"what": what, "actual": got.shape, "expected": want.shape})])
+        shape = Message("check.shape", {"what": what, "actual": got.shape, "expected": want.shape})
+        raise Mismatch([shape, *_hint_messages(got, hints, tol or tolerance_for(want.dtype))])
     if dtype and got.dtype != want.dtype:
         raise Mismatch([Message("check.dtype", {"what": what, "actual": str(got.dtype), "expected": str(want.dtype)})])
     finite = np.isfinite(got)
     if not finite.all():
         index = tuple(int(i) for i in np.argwhere(~finite)[0])
         messages = [Message("check.non_finite", {"what": what, "count": int((~finite).sum()), "index": index})]
-        raise Mismatch(messages + _hint_messages(np.nan_to_num(got.astype(np.float64)), hints, tol or tolerance_for(want.dtype)))
+        raise Mismatch(messages + _hint_messages(got, hints, tol or tolerance_for(want.dtype)))
     tol = tol or tolerance_for(want.dtype)
     ok = _close(got, want, tol)
     if ok.all():
@@ -180,10 +189,13 @@ def expect_array(
     raise Mismatch([message, *_hint_messages(got, hints, tol)])
 
 
-def expect_value(got: Any, want: Any, *, what: str, rel: float | None = None) -> None:
+def expect_value(
+    got: Any, want: Any, *, what: str, rel: float | None = None, hints: Sequence[tuple[Any, str]] = ()
+) -> None:
     """A scalar answer: exact for ``str``, ``bool`` and ``int``; relative ``rel`` for floats.
 
-    The student's own value is always shown; the expected one only on public tests.
+    The student's own value is always shown; the expected one only on public tests. ``hints``
+    are ``(value a known mistake gives, hint id)`` pairs, as for :func:`expect_array`.
     """
     if isinstance(want, bool):
         ok_type = isinstance(got, (bool, np.bool_))
@@ -209,9 +221,16 @@ def expect_value(got: Any, want: Any, *, what: str, rel: float | None = None) ->
         ok = got == want
     if ok:
         return
+    hint = [Message(h) for candidate, h in hints if _same_value(got, candidate, rel)][:1]
     if is_hidden():
-        raise Mismatch([Message("check.value_hidden", {"what": what, "actual": _short(got)})])
-    raise Mismatch([Message("check.value_public", {"what": what, "actual": _short(got), "expected": _short(want)})])
+        raise Mismatch([Message("check.value_hidden", {"what": what, "actual": _short(got)}), *hint])
+    raise Mismatch([Message("check.value_public", {"what": what, "actual": _short(got), "expected": _short(want)}), *hint])
+
+
+def _same_value(got: Any, candidate: Any, rel: float | None) -> bool:
+    if isinstance(candidate, float) and isinstance(got, (int, float, np.integer, np.floating)):
+        return abs(float(got) - candidate) <= (1e-9 if rel is None else rel) * abs(candidate) + 1e-300
+    return bool(got == candidate)
 
 
 def expect_keys(got: Any, keys: Iterable[str], *, what: str) -> None:
@@ -224,6 +243,20 @@ def expect_keys(got: Any, keys: Iterable[str], *, what: str) -> None:
     if missing or extra:
         raise Mismatch([Message("check.keys", {"what": what, "expected": ", ".join(keys),
                                                "missing": ", ".join(missing) or "-", "extra": ", ".join(extra) or "-"})])
+
+
+@contextlib.contextmanager
+def expect_raises(exc_type: type[Exception], *, what: str) -> Iterator[None]:
+    """The student's call inside the block must raise ``exc_type`` (a built-in type).
+
+    A different exception propagates and is scored as the student's error (so an untouched
+    stub still reads "not implemented yet"); returning normally fails with a message.
+    """
+    try:
+        yield
+    except exc_type:
+        return
+    raise Mismatch([Message("check.did_not_raise", {"what": what, "exc_type": exc_type.__name__})])
 
 
 class Sublayer(WireCallable):

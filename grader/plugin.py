@@ -30,6 +30,12 @@ from grader.reference import Reference
 OUTPUT_SHOWN = 4000  # characters of student print output kept per public test
 
 
+def _key(item: pytest.Item) -> str:
+    """A unique, machine-independent test id (pytest's nodeid is not unique for files that
+    live outside its rootdir, which is where the suites are)."""
+    return f"{Path(str(item.path)).stem}::{item.name}"
+
+
 class _Meta:
     __slots__ = ("description", "exercise", "name", "points", "visibility")
 
@@ -70,7 +76,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def rng(self, request: pytest.FixtureRequest) -> np.random.Generator:
-        return np.random.default_rng(zlib.crc32(request.node.nodeid.split("::", 1)[-1].encode()))
+        return np.random.default_rng(zlib.crc32(_key(request.node).encode()))
 
     # -- collection --------------------------------------------------------------------------
 
@@ -91,26 +97,27 @@ class GradingPlugin:
             doc = getattr(getattr(item, "function", None), "__doc__", None) or item.name
             description = " ".join(doc.split())
             name = f"{exercise}/{visibility.value}/{item.name}"
-            self.meta[item.nodeid] = _Meta(name, exercise, description, visibility, points)
+            self.meta[_key(item)] = _Meta(name, exercise, description, visibility, points)
 
     # -- running -----------------------------------------------------------------------------
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        meta = self.meta[item.nodeid]
+        meta = self.meta[_key(item)]
         checks.set_hidden(meta.visibility is Visibility.HIDDEN)
-        self._started[item.nodeid] = time.monotonic()
+        self._started[_key(item)] = time.monotonic()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[Any]):  # type: ignore[no-untyped-def]
         outcome = yield
         report: pytest.TestReport = outcome.get_result()
-        if item.nodeid in self.results:
+        if _key(item) in self.results:
             return
         if report.when == "call" or (report.when == "setup" and not report.passed):
             self._record(item, call, report)
 
     def _record(self, item: pytest.Item, call: pytest.CallInfo[Any], report: pytest.TestReport) -> None:
-        meta = self.meta[item.nodeid]
+        key = _key(item)
+        meta = self.meta[key]
         hidden = meta.visibility is Visibility.HIDDEN
         messages: list[Message] = []
         exc = call.excinfo.value if call.excinfo is not None else None
@@ -125,19 +132,19 @@ class GradingPlugin:
         elif isinstance(exc, checks.Mismatch):
             status = Status.FAILED
             messages = list(exc.messages)
-        elif isinstance(exc, AssertionError) and not hidden:
+        elif isinstance(exc, (AssertionError, pytest.fail.Exception)) and not hidden:
             status = Status.FAILED
             messages = [Message("check.assertion", {"text": str(exc)[:1500] or "assert"})]
-        elif isinstance(exc, AssertionError):
+        elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
             # A bare assert in a hidden test: its text could print hidden values, so say less.
             status = Status.FAILED
             messages = [Message("check.failed_hidden")]
         else:
-            self.grader_faults.append(f"{item.nodeid} raised {report.longreprtext[-3000:]}")
+            self.grader_faults.append(f"{key} raised {report.longreprtext[-3000:]}")
             status = Status.ERROR
             messages = [Message("result.grader_fault")]
         output = self.proxy.take_output()
-        self.results[item.nodeid] = CheckResult(
+        self.results[key] = CheckResult(
             name=meta.name,
             exercise=meta.exercise,
             description=meta.description,
@@ -147,7 +154,7 @@ class GradingPlugin:
             max_score=meta.points,
             messages=tuple(messages),
             student_output="" if hidden else output[:OUTPUT_SHOWN],
-            seconds=time.monotonic() - self._started.get(item.nodeid, time.monotonic()),
+            seconds=time.monotonic() - self._started.get(key, time.monotonic()),
         )
 
     # -- after the run -----------------------------------------------------------------------
@@ -155,8 +162,8 @@ class GradingPlugin:
     def ordered_results(self) -> list[CheckResult]:
         """One result per collected test, in collection order; silent tests are errors."""
         out = []
-        for nodeid, meta in self.meta.items():
-            result = self.results.get(nodeid)
+        for key, meta in self.meta.items():
+            result = self.results.get(key)
             if result is None:
                 result = CheckResult(meta.name, meta.exercise, meta.description, meta.visibility,
                                      Status.ERROR, 0.0, meta.points, (Message("result.no_report"),))

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from grader.client import Reply, Worker
 from grader.faults import (
     BadResult,
@@ -55,6 +57,23 @@ class CallRecord:
     """Per sublayer passed in: how many times it was called and its first inputs."""
     stdout: str = ""
     seconds: float = 0.0
+
+    def sublayer(self, index: int = 0) -> tuple[int, list[np.ndarray]]:
+        """How often sublayer ``index`` was called, and the first inputs it received.
+
+        The record comes from the student's process, so it is validated like any answer:
+        a malformed record is the student's fault, never a grader crash.
+        """
+        try:
+            record = self.callables[index]
+            calls, inputs = record["calls"], record["inputs"]
+            if type(calls) is not int or not isinstance(inputs, list):
+                raise TypeError
+            if not all(type(a) is np.ndarray for a in inputs):
+                raise TypeError
+        except (IndexError, KeyError, TypeError):
+            raise BadResult(self.function, [Message("fault.bad_record", {"function": self.function})]) from None
+        return calls, inputs
 
 
 class StudentProxy:

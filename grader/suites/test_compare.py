@@ -1,0 +1,77 @@
+"""Hidden tests for compare.py. Docstrings are what the student sees; inputs stay here."""
+
+import numpy as np
+import pytest
+
+from grader.checks import expect, expect_keys, expect_value
+
+NORMS = ("rmsnorm", "layernorm")
+FIELDS = ("flops", "reductions", "params")
+
+
+def _check_counts(student, reference, C):
+    got, want = student.op_counts(C), reference.op_counts(C)
+    expect_keys(got, NORMS, what=f"op_counts({C})")
+    for norm in NORMS:
+        expect_keys(got[norm], FIELDS, what=f'op_counts({C})["{norm}"]')
+        for field in FIELDS:
+            expect_value(got[norm][field], want[norm][field], what=f'op_counts({C})["{norm}"]["{field}"]')
+
+
+@pytest.mark.points(2)
+def test_op_counts_typical_width(student, reference):
+    """op_counts follows the counting convention in the docstring for a typical width."""
+    _check_counts(student, reference, 4096)
+
+
+@pytest.mark.points(1)
+def test_op_counts_width_one(student, reference):
+    """op_counts is right at the smallest width, C = 1."""
+    _check_counts(student, reference, 1)
+
+
+@pytest.mark.points(1)
+def test_op_counts_odd_width(student, reference):
+    """op_counts is right for an odd width (the counts are not just proportional to C)."""
+    _check_counts(student, reference, 77)
+
+
+def _check_response(student, reference, rng, name, amount):
+    x = rng.standard_normal((4, 6, 32)) * 2.0 + 0.5
+    got = getattr(student, name)(x, amount)
+    want = getattr(reference, name)(x, amount)
+    expect_keys(got, NORMS, what=f"{name}(x, {amount!r})")
+    for norm in NORMS:
+        what = f'{name}(x, ...)["{norm}"]'
+        if want[norm] > 1e-8:
+            expect_value(got[norm], want[norm], what=what, rel=1e-6)
+        else:
+            # Round-off differs between correct implementations; what matters is "about zero".
+            value = got[norm]
+            real = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+            expect(real and abs(float(value)) < 1e-8, "check.about_zero", what=what, actual=repr(value)[:40])
+
+
+@pytest.mark.points(2)
+def test_shift_response(student, reference, rng):
+    """shift_response measures how far each norm's output moves when a constant is added."""
+    _check_response(student, reference, rng, "shift_response", 3.0)
+
+
+@pytest.mark.points(1)
+def test_shift_response_negative_shift(student, reference, rng):
+    """shift_response also works for a negative shift."""
+    _check_response(student, reference, rng, "shift_response", -7.5)
+
+
+@pytest.mark.points(2)
+def test_scale_response(student, reference, rng):
+    """scale_response measures how far each norm's output moves when the input is scaled."""
+    _check_response(student, reference, rng, "scale_response", 10.0)
+
+
+@pytest.mark.points(1)
+def test_scale_response_small_scale(student, reference, rng):
+    """A small scale pushes the input toward eps, where the norms stop being scale invariant."""
+    _check_response(student, reference, rng, "scale_response", 1e-3)
+

@@ -1,0 +1,161 @@
+"""Hidden tests for layernorm.py. Docstrings are what the student sees; inputs stay here."""
+
+import numpy as np
+import pytest
+
+from grader.checks import TOLERANCES, expect, expect_array
+from grader.suites import _mistakes as m
+
+EPS = 1e-5
+
+
+def _case(rng, shape, scale=1.0, dtype=np.float64, offset=0.0):
+    x = (rng.standard_normal(shape) * scale + offset).astype(dtype)
+    C = shape[-1]
+    gamma = (1.0 + 0.5 * rng.standard_normal(C)).astype(dtype)
+    beta = (0.3 * rng.standard_normal(C) + 0.7).astype(dtype)
+    return x, gamma, beta
+
+
+def _check(student, reference, x, gamma, beta, eps=EPS):
+    got = student.layernorm(x, gamma, beta, eps=eps)
+    want = reference.layernorm(x, gamma, beta, eps=eps)
+    expect_array(got, want, what="layernorm(x, gamma, beta, eps)", hints=m.layernorm_hints(x, gamma, beta, eps))
+
+
+@pytest.mark.points(2)
+def test_sequence_of_tokens(student, reference, rng):
+    """A (T, C) float64 sequence matches (x - mean) / sqrt(var + eps) * gamma + beta per token."""
+    _check(student, reference, *_case(rng, (7, 16), offset=2.0))
+
+
+@pytest.mark.points(2)
+def test_batch_of_sequences(student, reference, rng):
+    """A (B, T, C) batch is normalized per token, over the last axis only."""
+    _check(student, reference, *_case(rng, (3, 5, 24)))
+
+
+@pytest.mark.points(1)
+def test_single_vector(student, reference, rng):
+    """A single (C,) vector works."""
+    _check(student, reference, *_case(rng, (31,)))
+
+
+@pytest.mark.points(1)
+def test_four_axes_odd_sizes(student, reference, rng):
+    """Any number of leading axes, with odd and size-1 dimensions."""
+    _check(student, reference, *_case(rng, (2, 3, 1, 9)))
+
+
+@pytest.mark.points(2)
+def test_biased_variance_on_narrow_tokens(student, reference, rng):
+    """With few features (C = 4) the variance divides by C, not C - 1."""
+    _check(student, reference, *_case(rng, (6, 4)))
+
+
+@pytest.mark.points(2)
+def test_gain_and_shift_roles(student, reference, rng):
+    """gamma scales and beta shifts, per feature, with clearly different values."""
+    x, _, _ = _case(rng, (5, 8))
+    gamma = np.linspace(0.5, 3.0, 8)
+    beta = np.linspace(-2.0, 1.0, 8)
+    _check(student, reference, x, gamma, beta)
+
+
+@pytest.mark.points(2)
+def test_eps_is_a_parameter(student, reference, rng):
+    """The eps argument is used, not a constant written into the function."""
+    _check(student, reference, *_case(rng, (4, 9), scale=0.05), eps=1e-2)
+
+
+@pytest.mark.points(2)
+def test_tiny_spread_near_eps(student, reference, rng):
+    """Tokens whose spread is close to sqrt(eps): eps belongs inside the square root."""
+    _check(student, reference, *_case(rng, (5, 12), scale=3e-3, offset=1.0))
+
+
+@pytest.mark.points(1)
+def test_large_values(student, reference, rng):
+    """Values around 1e4 with a large offset come out centered and at unit scale."""
+    _check(student, reference, *_case(rng, (5, 12), scale=1e4, offset=5e4))
+
+
+@pytest.mark.points(2)
+def test_constant_token(student, reference, rng):
+    """A token whose features are all equal gives beta, not NaN."""
+    x, gamma, beta = _case(rng, (3, 8))
+    x[2] = 4.0
+    _check(student, reference, x, gamma, beta)
+
+
+@pytest.mark.points(1)
+def test_float32_keeps_dtype(student, reference, rng):
+    """float32 input gives a float32 result of the right values."""
+    _check(student, reference, *_case(rng, (4, 6, 16), dtype=np.float32))
+
+
+@pytest.mark.points(2)
+def test_float16_near_its_range(student, reference, rng):
+    """float16 values near float16's maximum: squares must not overflow."""
+    _check(student, reference, *_case(rng, (4, 32), scale=2e4, dtype=np.float16))
+
+
+@pytest.mark.points(2)
+def test_inputs_not_modified(student, rng):
+    """layernorm leaves x, gamma and beta exactly as they were."""
+    x, gamma, beta = _case(rng, (4, 8))
+    student.layernorm(x, gamma, beta, eps=EPS)
+    changed = student.last_call.mutated
+    expect(not changed, "check.mutated", function="layernorm", names=", ".join(changed))
+
+
+# --- backward ----------------------------------------------------------------------------------
+
+
+def _check_backward(student, reference, rng, x, gamma, beta, eps=EPS):
+    dout = rng.standard_normal(x.shape).astype(x.dtype)
+    got = student.layernorm_backward(dout, x, gamma, beta, eps=eps)
+    want = reference.layernorm_backward(dout, x, gamma, beta, eps=eps)
+    expect(isinstance(got, (tuple, list)) and len(got) == 3, "check.tuple_of", what="layernorm_backward", n=3)
+    tol = TOLERANCES["algorithm"] if x.dtype == np.float64 else None
+    x64, g64, d64 = (a.astype(np.float64) for a in (x, gamma, dout))
+    expect_array(got[0], want[0], what="dx", tol=tol, hints=[
+        (m.ln_backward_no_correction(d64, x64, g64, eps), "hint.backward_no_correction"),
+        (m.ln_backward_mean_only(d64, x64, g64, eps), "hint.layernorm_backward_mean_only"),
+    ])
+    xc = x64 - x64.mean(axis=-1, keepdims=True)
+    xhat = xc / np.sqrt(np.mean(xc**2, axis=-1, keepdims=True) + eps)
+    expect_array(got[1], want[1], what="dgamma", tol=tol,
+                 hints=[(np.sum(d64 * xhat, axis=0), "hint.dgamma_not_summed")])
+    expect_array(got[2], want[2], what="dbeta", tol=tol,
+                 hints=[(np.sum(d64, axis=0), "hint.dgamma_not_summed")])
+
+
+@pytest.mark.points(2)
+def test_backward_sequence(student, reference, rng):
+    """dx, dgamma and dbeta for a (T, C) input, including both correction terms in dx."""
+    _check_backward(student, reference, rng, *_case(rng, (6, 10)))
+
+
+@pytest.mark.points(2)
+def test_backward_batch_sums_over_all_leading_axes(student, reference, rng):
+    """For (B, T, C) input, dgamma and dbeta have shape (C,): summed over batch and sequence."""
+    _check_backward(student, reference, rng, *_case(rng, (3, 4, 10)))
+
+
+@pytest.mark.points(1)
+def test_backward_single_vector(student, reference, rng):
+    """The backward pass works for a single (C,) vector."""
+    _check_backward(student, reference, rng, *_case(rng, (12,)))
+
+
+@pytest.mark.points(1)
+def test_backward_uses_eps(student, reference, rng):
+    """The backward pass uses the eps it is given."""
+    _check_backward(student, reference, rng, *_case(rng, (4, 7), scale=0.05), eps=1e-2)
+
+
+@pytest.mark.points(1)
+def test_backward_float32(student, reference, rng):
+    """float32 inputs give float32 gradients."""
+    _check_backward(student, reference, rng, *_case(rng, (5, 16), dtype=np.float32))

@@ -1,0 +1,119 @@
+"""Hidden tests for residual.py. Docstrings are what the student sees; inputs stay here."""
+
+import numpy as np
+import pytest
+
+from grader.checks import Sublayer, expect, expect_array
+from grader.suites import _mistakes as m
+
+EPS = 1e-6
+
+
+def _weights(rng, C, scale=0.5):
+    return rng.standard_normal((C, C)) * (scale / np.sqrt(C))
+
+
+def _stream(rng, shape, scale=3.0, dtype=np.float64):
+    x = (rng.standard_normal(shape) * scale).astype(dtype)
+    gamma = (1.0 + 0.3 * rng.standard_normal(shape[-1])).astype(dtype)
+    return x, gamma
+
+
+def _check_block(student, reference, x, sub, gamma, eps=EPS):
+    got = student.block(x, sub, gamma, eps=eps)
+    want = reference.block(x, sub, gamma, eps=eps)
+    expect_array(got, want, what="block(x, sublayer, gamma, eps)", hints=m.block_hints(x, sub.build(), gamma, eps))
+
+
+def _check_postnorm(student, reference, x, sub, gamma, eps=EPS):
+    got = student.postnorm_block(x, sub, gamma, eps=eps)
+    want = reference.postnorm_block(x, sub, gamma, eps=eps)
+    expect_array(got, want, what="postnorm_block(x, sublayer, gamma, eps)", hints=m.postnorm_hints(x, sub.build(), gamma, eps))
+
+
+@pytest.mark.points(3)
+def test_block_is_prenorm_residual(student, reference, rng):
+    """block computes x + sublayer(rmsnorm(x, gamma, eps)) for a linear sublayer on (T, C)."""
+    x, gamma = _stream(rng, (6, 12))
+    _check_block(student, reference, x, Sublayer("linear", w=_weights(rng, 12)), gamma)
+
+
+@pytest.mark.points(2)
+def test_block_batch_and_nonlinear_sublayer(student, reference, rng):
+    """block works on (B, T, C) with a nonlinear sublayer."""
+    x, gamma = _stream(rng, (2, 5, 10))
+    _check_block(student, reference, x, Sublayer("tanh_linear", w=_weights(rng, 10, 2.0)), gamma)
+
+
+@pytest.mark.points(1)
+def test_block_single_vector(student, reference, rng):
+    """block works on a single (C,) vector."""
+    x, gamma = _stream(rng, (9,))
+    _check_block(student, reference, x, Sublayer("linear", w=_weights(rng, 9)), gamma)
+
+
+@pytest.mark.points(2)
+def test_block_passes_eps_to_the_norm(student, reference, rng):
+    """block uses its eps argument for the normalization."""
+    x, gamma = _stream(rng, (4, 8), scale=0.05)
+    _check_block(student, reference, x, Sublayer("linear", w=_weights(rng, 8)), gamma, eps=1e-2)
+
+
+@pytest.mark.points(2)
+def test_block_sublayer_reads_the_normalized_stream(student, rng):
+    """The sublayer is called once, on rmsnorm(x, gamma, eps), not on x."""
+    x, gamma = _stream(rng, (5, 8), scale=10.0)
+    student.block(x, Sublayer("linear", w=_weights(rng, 8)), gamma, eps=EPS)
+    calls, inputs = student.last_call.sublayer(0)
+    expect(calls == 1, "check.sublayer_calls", function="block", calls=calls)
+    expect_array(inputs[0], m.rms(x, gamma, EPS), what="the sublayer's input",
+                 hints=[(x, "hint.unnormalized_sublayer_input")])
+
+
+@pytest.mark.points(1)
+def test_block_with_silent_sublayer_is_identity(student, reference, rng):
+    """With a sublayer that returns zeros, the block returns x exactly (the identity path)."""
+    x, gamma = _stream(rng, (4, 7), scale=50.0)
+    _check_block(student, reference, x, Sublayer("zero"), gamma)
+
+
+@pytest.mark.points(1)
+def test_block_float32(student, reference, rng):
+    """float32 streams stay float32."""
+    x, gamma = _stream(rng, (3, 4, 16), dtype=np.float32)
+    w = _weights(rng, 16).astype(np.float32)
+    _check_block(student, reference, x, Sublayer("linear", w=w), gamma)
+
+
+@pytest.mark.points(1)
+def test_block_does_not_modify_x(student, rng):
+    """block leaves x and gamma unchanged."""
+    x, gamma = _stream(rng, (4, 8))
+    student.block(x, Sublayer("scale", factor=0.1), gamma, eps=EPS)
+    changed = student.last_call.mutated
+    expect(not changed, "check.mutated", function="block", names=", ".join(changed))
+
+
+@pytest.mark.points(3)
+def test_postnorm_block(student, reference, rng):
+    """postnorm_block computes rmsnorm(x + sublayer(x), gamma, eps) on (T, C)."""
+    x, gamma = _stream(rng, (6, 12))
+    _check_postnorm(student, reference, x, Sublayer("linear", w=_weights(rng, 12)), gamma)
+
+
+@pytest.mark.points(1)
+def test_postnorm_block_batch(student, reference, rng):
+    """postnorm_block works on (B, T, C) with a nonlinear sublayer."""
+    x, gamma = _stream(rng, (2, 3, 10))
+    _check_postnorm(student, reference, x, Sublayer("tanh_linear", w=_weights(rng, 10, 2.0)), gamma)
+
+
+@pytest.mark.points(1)
+def test_postnorm_sublayer_reads_the_raw_stream(student, rng):
+    """In post-norm the sublayer is called once, on the raw x."""
+    x, gamma = _stream(rng, (5, 8), scale=10.0)
+    student.postnorm_block(x, Sublayer("linear", w=_weights(rng, 8)), gamma, eps=EPS)
+    calls, inputs = student.last_call.sublayer(0)
+    expect(calls == 1, "check.sublayer_calls", function="postnorm_block", calls=calls)
+    expect_array(inputs[0], x, what="the sublayer's input",
+                 hints=[(m.rms(x, gamma, EPS), "hint.postnorm_sublayer_reads_normalized")])
