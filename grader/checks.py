@@ -183,8 +183,13 @@ def expect_array(
     else:
         message = Message(
             "check.values_public",
-            params | {"expected": f"{float(w[worst]):.6g}", "actual": f"{float(g[worst]):.6g}",
-                      "abs_err": f"{float(err[worst]):.3g}", "rel_err": f"{rel:.3g}"},
+            params
+            | {
+                "expected": f"{float(w[worst]):.6g}",
+                "actual": f"{float(g[worst]):.6g}",
+                "abs_err": f"{float(err[worst]):.3g}",
+                "rel_err": f"{rel:.3g}",
+            },
         )
     raise Mismatch([message, *_hint_messages(got, hints, tol)])
 
@@ -212,7 +217,9 @@ def expect_value(
     else:
         raise TypeError(f"expect_value does not compare {type(want).__name__}: the suite is wrong")
     if not ok_type:
-        raise Mismatch([Message("check.value_type", {"what": what, "expected_type": kind, "type": _describe_type(got)})])
+        raise Mismatch(
+            [Message("check.value_type", {"what": what, "expected_type": kind, "type": _describe_type(got)})]
+        )
     if kind == "float":
         g, w = float(got), float(want)
         bound = (1e-9 if rel is None else rel) * abs(w)
@@ -224,7 +231,9 @@ def expect_value(
     hint = [Message(h) for candidate, h in hints if _same_value(got, candidate, rel)][:1]
     if is_hidden():
         raise Mismatch([Message("check.value_hidden", {"what": what, "actual": _short(got)}), *hint])
-    raise Mismatch([Message("check.value_public", {"what": what, "actual": _short(got), "expected": _short(want)}), *hint])
+    raise Mismatch(
+        [Message("check.value_public", {"what": what, "actual": _short(got), "expected": _short(want)}), *hint]
+    )
 
 
 def _same_value(got: Any, candidate: Any, rel: float | None) -> bool:
@@ -237,12 +246,25 @@ def expect_keys(got: Any, keys: Iterable[str], *, what: str) -> None:
     """The answer must be a ``dict`` with exactly these keys."""
     keys = sorted(keys)
     if not isinstance(got, dict):
-        raise Mismatch([Message("check.value_type", {"what": what, "expected_type": "dict", "type": _describe_type(got)})])
+        raise Mismatch(
+            [Message("check.value_type", {"what": what, "expected_type": "dict", "type": _describe_type(got)})]
+        )
     missing = sorted(set(keys) - set(got))
     extra = sorted(set(got) - set(keys))
     if missing or extra:
-        raise Mismatch([Message("check.keys", {"what": what, "expected": ", ".join(keys),
-                                               "missing": ", ".join(missing) or "-", "extra": ", ".join(extra) or "-"})])
+        raise Mismatch(
+            [
+                Message(
+                    "check.keys",
+                    {
+                        "what": what,
+                        "expected": ", ".join(keys),
+                        "missing": ", ".join(missing) or "-",
+                        "extra": ", ".join(extra) or "-",
+                    },
+                )
+            ]
+        )
 
 
 @contextlib.contextmanager

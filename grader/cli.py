@@ -45,11 +45,14 @@ def _lang(value: str | None) -> str:
 
 
 lang_option = click.option(
-    "--lang", default=None, metavar="LANG",
+    "--lang",
+    default=None,
+    metavar="LANG",
     help="Language of messages: en or pt-BR (default: NORMLAB_LANG or the locale).",
 )
 sandbox_option = click.option(
-    "--require-sandbox/--allow-degraded", default=None,
+    "--require-sandbox/--allow-degraded",
+    default=None,
     help="Fail (exit 3) unless every isolation layer is active. Default: NORMLAB_REQUIRE_SANDBOX.",
 )
 
@@ -100,14 +103,27 @@ def check(path: str | None, lang: str | None, require_sandbox: bool | None, sele
 @click.argument("path", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json).")
 @click.option("--format", "fmt", type=click.Choice(reporters.FORMATS), default=None, help="Report format.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write the report to this file instead of stdout.")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the report to this file instead of stdout.",
+)
 @click.option("--public-only", is_flag=True, help="Run only the public tests.")
 @lang_option
 @sandbox_option
 @click.option("-k", "select", default=None, help="Only run tests matching this pytest -k expression.")
-def grade(path: str, as_json: bool, fmt: str | None, output: str | None, public_only: bool,
-          lang: str | None, require_sandbox: bool | None, select: str | None) -> None:
+def grade(
+    path: str,
+    as_json: bool,
+    fmt: str | None,
+    output: str | None,
+    public_only: bool,
+    lang: str | None,
+    require_sandbox: bool | None,
+    select: str | None,
+) -> None:
     """Grade PATH with every suite: a directory like exercises/, a .py file or a .ipynb notebook.
 
     Exits 0 whenever grading completed, whatever the score.

@@ -51,11 +51,14 @@ class CappedBuffer:
 
 
 def _drain(stream: Any, buffer: CappedBuffer) -> None:
+    """Read a pipe until it closes, so the worker never blocks on a full pipe."""
     try:
-        while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
+        while chunk := stream.read1(65536):
             buffer.feed(chunk)
     except (OSError, ValueError):
         pass
+    finally:
+        stream.close()
 
 
 @dataclass

@@ -41,7 +41,9 @@ class StudentRaised(StudentFault):
         else:
             # The exception's own text is the student's and may print hidden inputs, so hidden
             # tests show only the type, and only when it is a built-in one.
-            shown = [Message("fault.raised", {"function": function, "exc_type": exc_type if builtin else "an exception"})]
+            shown = [
+                Message("fault.raised", {"function": function, "exc_type": exc_type if builtin else "an exception"})
+            ]
             private = [Message("fault.exception_text", {"text": message[:500]})]
             if traceback:
                 private.append(Message("fault.traceback", {"traceback": traceback}))
@@ -53,8 +55,17 @@ class StudentRaised(StudentFault):
 # built-in, so the same test works on local functions and through the worker.
 EXPECTABLE: dict[str, type[Exception]] = {
     cls.__name__: cls
-    for cls in (ValueError, TypeError, KeyError, IndexError, LookupError, ZeroDivisionError,
-                ArithmeticError, FileNotFoundError, OSError)
+    for cls in (
+        ValueError,
+        TypeError,
+        KeyError,
+        IndexError,
+        LookupError,
+        ZeroDivisionError,
+        ArithmeticError,
+        FileNotFoundError,
+        OSError,
+    )
 }
 _mixed: dict[str, type[StudentRaised]] = {}
 

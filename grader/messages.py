@@ -8,11 +8,12 @@ parameters) and a reporter renders it in the reader's language. The catalog live
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
+
+import tomllib
 
 LANGUAGES = ("en", "pt-BR")
 DEFAULT_LANGUAGE = "en"

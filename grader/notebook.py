@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from grader.messages import Message
@@ -61,7 +62,7 @@ def _strip_ipython(source: str) -> tuple[str, bool]:
     return "\n".join(kept), dropped
 
 
-def _names_loaded(nodes: list[ast.stmt]) -> set[str]:
+def _names_loaded(nodes: Sequence[ast.stmt]) -> set[str]:
     return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 

@@ -1,8 +1,9 @@
 """The pytest plugin that turns a suite run into scored results.
 
 Fixtures: ``student`` (the proxy to the worker), ``reference`` (the reference solution, hidden
-suites only), ``sublayer`` (sublayers described as data) and ``rng`` (a generator seeded from the test's name, so every run and every
-machine sees the same inputs). Marker: ``@pytest.mark.points(n)`` (default 1).
+suites only), ``sublayer`` (sublayers described as data) and ``rng`` (a generator seeded from
+the test's name, so every run and every machine sees the same inputs). Marker:
+``@pytest.mark.points(n)`` (default 1).
 
 Each test ends in exactly one status. A :class:`~grader.faults.StudentFault` maps to its own
 status, a :class:`~grader.checks.Mismatch` or assertion to ``failed``; any other exception
@@ -165,7 +166,15 @@ class GradingPlugin:
         for key, meta in self.meta.items():
             result = self.results.get(key)
             if result is None:
-                result = CheckResult(meta.name, meta.exercise, meta.description, meta.visibility,
-                                     Status.ERROR, 0.0, meta.points, (Message("result.no_report"),))
+                result = CheckResult(
+                    meta.name,
+                    meta.exercise,
+                    meta.description,
+                    meta.visibility,
+                    Status.ERROR,
+                    0.0,
+                    meta.points,
+                    (Message("result.no_report"),),
+                )
             out.append(result)
         return out

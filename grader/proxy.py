@@ -115,10 +115,14 @@ class StudentProxy:
         if module in self._broken_modules:
             raise self._broken_modules[module]
         if self._strikes.get(function, 0) >= self._limits.timeout_strikes:
-            raise StudentTimeout(function, [Message("fault.timeout_repeat", {"function": function, "strikes": self._strikes[function]})])
+            raise StudentTimeout(
+                function, [Message("fault.timeout_repeat", {"function": function, "strikes": self._strikes[function]})]
+            )
         budget = self._limits.submission_seconds - self._spent
         if budget <= 0:
-            raise StudentTimeout(function, [Message("fault.budget_spent", {"seconds": self._limits.submission_seconds})])
+            raise StudentTimeout(
+                function, [Message("fault.budget_spent", {"seconds": self._limits.submission_seconds})]
+            )
         seconds = min(self._limits.call_seconds, budget)
         start = time.monotonic()
         reply = self._worker.call(function, args, kwargs, seconds=seconds)
@@ -127,9 +131,13 @@ class StudentProxy:
 
     def _interpret(self, function: str, module: str, reply: Reply, seconds: float) -> Any:
         if reply.kind == "timeout":
-            fault: StudentFault = StudentTimeout(function, [Message("fault.timeout", {"function": function, "seconds": seconds})])
+            fault: StudentFault = StudentTimeout(
+                function, [Message("fault.timeout", {"function": function, "seconds": seconds})]
+            )
             if reply.importing:
-                fault = StudentTimeout(function, [Message("fault.import_timeout", {"module": f"{module}.py", "seconds": seconds})])
+                fault = StudentTimeout(
+                    function, [Message("fault.import_timeout", {"module": f"{module}.py", "seconds": seconds})]
+                )
                 self._broken_modules[module] = fault
             else:
                 self._strikes[function] = self._strikes.get(function, 0) + 1
@@ -137,7 +145,9 @@ class StudentProxy:
         if reply.kind == "died":
             raise self._died(function, module, reply)
         if reply.kind == "invalid":
-            raise BadResult(function, [Message("fault.bad_result", {"function": function, "detail": reply.detail[:200]})])
+            raise BadResult(
+                function, [Message("fault.bad_result", {"function": function, "detail": reply.detail[:200]})]
+            )
 
         message = reply.message
         status = message.get("status")
@@ -145,20 +155,35 @@ class StudentProxy:
         if output.strip():
             self.output.append(output)
         if status == "import_error":
-            fault = StudentImportError(function, f"{module}.py", str(message.get("exc_type")),
-                                       str(message.get("message", "")), str(message.get("traceback", "")))
+            fault = StudentImportError(
+                function,
+                f"{module}.py",
+                str(message.get("exc_type")),
+                str(message.get("message", "")),
+                str(message.get("traceback", "")),
+            )
             self._broken_modules[module] = fault
             raise fault
         if status == "missing":
             found = message.get("found")
             raise StudentMissing(function, f"{module}.py", None if found is None else str(found))
         if status == "raised":
-            raise student_raised(function, str(message.get("exc_type")), bool(message.get("builtin")),
-                                 str(message.get("message", "")), str(message.get("traceback", "")))
+            raise student_raised(
+                function,
+                str(message.get("exc_type")),
+                bool(message.get("builtin")),
+                str(message.get("message", "")),
+                str(message.get("traceback", "")),
+            )
         if status == "unencodable":
-            raise BadResult(function, [Message("fault.bad_result", {"function": function, "detail": str(message.get("detail"))[:200]})])
+            raise BadResult(
+                function,
+                [Message("fault.bad_result", {"function": function, "detail": str(message.get("detail"))[:200]})],
+            )
         if status != "ok" or "result" not in message:
-            raise BadResult(function, [Message("fault.bad_result", {"function": function, "detail": "malformed response"})])
+            raise BadResult(
+                function, [Message("fault.bad_result", {"function": function, "detail": "malformed response"})]
+            )
         self.last_call = CallRecord(
             function=function,
             mutated=[str(m) for m in message.get("mutated", []) if isinstance(m, str)],
@@ -171,7 +196,9 @@ class StudentProxy:
     def _died(self, function: str, module: str, reply: Reply) -> StudentFault:
         code = reply.returncode
         if code is not None and code < 0:
-            reason = SIGNAL_REASONS.get(signal.Signals(-code), "signal") if -code in signal.valid_signals() else "signal"
+            reason = (
+                SIGNAL_REASONS.get(signal.Signals(-code), "signal") if -code in signal.valid_signals() else "signal"
+            )
             name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
             msg = Message(f"fault.died_{reason}", {"function": function, "signal": name})
         elif code is not None and code >= 128 and code - 128 in signal.valid_signals():
@@ -181,7 +208,9 @@ class StudentProxy:
         else:
             msg = Message("fault.died_exit", {"function": function, "code": "?" if code is None else code})
         if reply.importing:
-            fault: StudentFault = StudentCrashed(function, [Message("fault.import_crashed", {"module": f"{module}.py"}), msg])
+            fault: StudentFault = StudentCrashed(
+                function, [Message("fault.import_crashed", {"module": f"{module}.py"}), msg]
+            )
             self._broken_modules[module] = fault
             return fault
         return StudentCrashed(function, [msg])

@@ -39,7 +39,10 @@ def test_output(result: CheckResult, lang: str) -> str:
 
 
 def isolation_summary(report: Report, lang: str) -> str:
-    params = {"layers": ", ".join(report.isolation) or "-", "uid": "-" if report.worker_uid is None else report.worker_uid}
+    params = {
+        "layers": ", ".join(report.isolation) or "-",
+        "uid": "-" if report.worker_uid is None else report.worker_uid,
+    }
     line = render(Message("report.isolation", params), lang)
     if report.missing_layers:
         line += "\n" + render(Message("report.degraded", {"missing": ", ".join(report.missing_layers)}), lang)
@@ -48,7 +51,9 @@ def isolation_summary(report: Report, lang: str) -> str:
 
 def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     """A table per exercise, then each failure's explanation, then the total."""
-    out = [render(Message("report.title", {"submission": report.submission, "suites": " + ".join(report.suites)}), lang)]
+    out = [
+        render(Message("report.title", {"submission": report.submission, "suites": " + ".join(report.suites)}), lang)
+    ]
     out.append(isolation_summary(report, lang))
     out += [f"  * {render(note, lang)}" for note in report.notes]
     for exercise in report.exercises():
@@ -65,7 +70,9 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
                 detail = test_output(r, lang)
                 out += ["          " + line for line in detail.splitlines()]
     out.append("")
-    out.append(render(Message("report.total", {"score": _points(report.score), "max_score": _points(report.max_score)}), lang))
+    out.append(
+        render(Message("report.total", {"score": _points(report.score), "max_score": _points(report.max_score)}), lang)
+    )
     return "\n".join(out) + "\n"
 
 
@@ -77,7 +84,11 @@ def to_dict(report: Report, lang: str = "en") -> dict[str, Any]:
         "max_score": report.max_score,
         "suites": list(report.suites),
         "language": lang,
-        "isolation": {"active": list(report.isolation), "missing": list(report.missing_layers), "uid": report.worker_uid},
+        "isolation": {
+            "active": list(report.isolation),
+            "missing": list(report.missing_layers),
+            "uid": report.worker_uid,
+        },
         "notes": [render(n, lang) for n in report.notes],
         "tests": [
             {
@@ -120,7 +131,9 @@ def to_gradescope(report: Report, lang: str = "en") -> str:
                 "score": r.score,
                 "max_score": r.max_score,
                 "status": "passed" if r.status is Status.PASSED else "failed",
-                "output": (f"[{r.status.value}] " + test_output(r, lang)).strip() if r.status is not Status.PASSED else "",
+                "output": (f"[{r.status.value}] " + test_output(r, lang)).strip()
+                if r.status is not Status.PASSED
+                else "",
                 "visibility": "visible",
                 "tags": [r.exercise, r.visibility.value],
             }
@@ -137,7 +150,9 @@ def to_csv(report: Report, lang: str = "en") -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["name", "exercise", "visibility", "status", "score", "max_score"])
     for r in report.results:
-        writer.writerow([r.name, r.exercise, r.visibility.value, r.status.value, _points(r.score), _points(r.max_score)])
+        writer.writerow(
+            [r.name, r.exercise, r.visibility.value, r.status.value, _points(r.score), _points(r.max_score)]
+        )
     writer.writerow(["TOTAL", "", "", "", _points(report.score), _points(report.max_score)])
     return buf.getvalue()
 

@@ -97,14 +97,19 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
     ini.write_text("[pytest]\n")
     args = [
         *map(str, files),
-        "-c", str(ini),
-        "--rootdir", str(scratch),
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(scratch),
         "--import-mode=importlib",
-        "-p", "no:cacheprovider",
-        "-p", "no:stepwise",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:stepwise",
         "--noconftest",
         "-q",
-        "-W", "ignore::DeprecationWarning",
+        "-W",
+        "ignore::DeprecationWarning",
     ]
     if options.select:
         args += ["-k", options.select]

@@ -109,5 +109,3 @@ def differences(solutions: Path, exercises: Path) -> list[str]:
         if path.is_file() and not SKIP & set(relative.parts) and path.suffix != ".pyc" and relative not in wanted:
             problems.append(f"extra: {relative}")
     return problems
-
-

@@ -101,7 +101,9 @@ def _prepare_directory(origin: Path, directory: Path) -> Prepared:
         if data is None:
             prepared.notes.append(Message("submission.module_missing", {"module": f"{module}.py"}))
         elif len(data) > MAX_MODULE_BYTES:
-            prepared.notes.append(Message("submission.module_too_large", {"module": f"{module}.py", "limit": MAX_MODULE_BYTES}))
+            prepared.notes.append(
+                Message("submission.module_too_large", {"module": f"{module}.py", "limit": MAX_MODULE_BYTES})
+            )
         else:
             _write(directory, f"{module}.py", data)
             prepared.present.add(module)

@@ -74,4 +74,3 @@ def test_scale_response(student, reference, rng):
 def test_scale_response_small_scale(student, reference, rng):
     """A small scale pushes the input toward eps, where the norms stop being scale invariant."""
     _check_response(student, reference, rng, "scale_response", 1e-3)
-

@@ -15,141 +15,335 @@ from grader.checks import expect_keys, expect_raises, expect_value, file_arg
 from grader.paths import solutions_dir
 
 KEYS = (
-    "model_type", "norm_type", "eps", "eps_source", "placement", "n_layers", "hidden_size",
-    "n_norms", "final_norm", "qk_norm", "note",
+    "model_type",
+    "norm_type",
+    "eps",
+    "eps_source",
+    "placement",
+    "n_layers",
+    "hidden_size",
+    "n_norms",
+    "final_norm",
+    "qk_norm",
+    "note",
 )
 
 BANK = (
-    "bert-base-uncased.json", "falcon-7b.json", "gemma-2-9b.json", "gpt2.json", "llama-2-7b.json",
-    "llama-3-8b.json", "mistral-7b.json", "olmo-2-7b.json", "opt-1.3b.json", "opt-350m.json",
-    "pythia-410m.json", "qwen2.5-7b.json", "qwen3-8b.json", "qwen3-next-80b-a3b.json",
-    "qwen3.8-27b.json", "t5-base.json",
+    "bert-base-uncased.json",
+    "falcon-7b.json",
+    "gemma-2-9b.json",
+    "gpt2.json",
+    "llama-2-7b.json",
+    "llama-3-8b.json",
+    "mistral-7b.json",
+    "olmo-2-7b.json",
+    "opt-1.3b.json",
+    "opt-350m.json",
+    "pythia-410m.json",
+    "qwen2.5-7b.json",
+    "qwen3-8b.json",
+    "qwen3-next-80b-a3b.json",
+    "qwen3.8-27b.json",
+    "t5-base.json",
 )
 
 # Published config.json values of models the bank does not hold (Hugging Face model repos;
 # keys irrelevant to norms trimmed). Entries marked "variant" are edits of a published config.
 
 MIXTRAL_8X7B = {  # mistralai/Mixtral-8x7B-v0.1
-    "architectures": ["MixtralForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 1,
-    "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
-    "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "mixtral",
-    "num_attention_heads": 32, "num_experts_per_tok": 2, "num_hidden_layers": 32,
-    "num_key_value_heads": 8, "num_local_experts": 8, "output_router_logits": False,
-    "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.02,
-    "sliding_window": None, "tie_word_embeddings": False, "vocab_size": 32000,
+    "architectures": ["MixtralForCausalLM"],
+    "attention_dropout": 0.0,
+    "bos_token_id": 1,
+    "eos_token_id": 2,
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "initializer_range": 0.02,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 32768,
+    "model_type": "mixtral",
+    "num_attention_heads": 32,
+    "num_experts_per_tok": 2,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "num_local_experts": 8,
+    "output_router_logits": False,
+    "rms_norm_eps": 1e-05,
+    "rope_theta": 1000000.0,
+    "router_aux_loss_coef": 0.02,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
+    "vocab_size": 32000,
 }
 
 PHI3_MINI = {  # microsoft/Phi-3-mini-4k-instruct
-    "architectures": ["Phi3ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 1,
-    "embd_pdrop": 0.0, "eos_token_id": 32000, "hidden_act": "silu", "hidden_size": 3072,
-    "initializer_range": 0.02, "intermediate_size": 8192, "max_position_embeddings": 4096,
-    "model_type": "phi3", "num_attention_heads": 32, "num_hidden_layers": 32,
-    "num_key_value_heads": 32, "original_max_position_embeddings": 4096, "pad_token_id": 32000,
-    "resid_pdrop": 0.0, "rms_norm_eps": 1e-05, "rope_scaling": None, "rope_theta": 10000.0,
-    "sliding_window": 2047, "tie_word_embeddings": False, "vocab_size": 32064,
+    "architectures": ["Phi3ForCausalLM"],
+    "attention_dropout": 0.0,
+    "bos_token_id": 1,
+    "embd_pdrop": 0.0,
+    "eos_token_id": 32000,
+    "hidden_act": "silu",
+    "hidden_size": 3072,
+    "initializer_range": 0.02,
+    "intermediate_size": 8192,
+    "max_position_embeddings": 4096,
+    "model_type": "phi3",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 32,
+    "original_max_position_embeddings": 4096,
+    "pad_token_id": 32000,
+    "resid_pdrop": 0.0,
+    "rms_norm_eps": 1e-05,
+    "rope_scaling": None,
+    "rope_theta": 10000.0,
+    "sliding_window": 2047,
+    "tie_word_embeddings": False,
+    "vocab_size": 32064,
 }
 
 GEMMA_7B = {  # google/gemma-7b
-    "architectures": ["GemmaForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
-    "bos_token_id": 2, "eos_token_id": 1, "head_dim": 256, "hidden_act": "gelu",
-    "hidden_size": 3072, "initializer_range": 0.02, "intermediate_size": 24576,
-    "max_position_embeddings": 8192, "model_type": "gemma", "num_attention_heads": 16,
-    "num_hidden_layers": 28, "num_key_value_heads": 16, "pad_token_id": 0, "rms_norm_eps": 1e-06,
-    "rope_scaling": None, "rope_theta": 10000.0, "vocab_size": 256000,
+    "architectures": ["GemmaForCausalLM"],
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "bos_token_id": 2,
+    "eos_token_id": 1,
+    "head_dim": 256,
+    "hidden_act": "gelu",
+    "hidden_size": 3072,
+    "initializer_range": 0.02,
+    "intermediate_size": 24576,
+    "max_position_embeddings": 8192,
+    "model_type": "gemma",
+    "num_attention_heads": 16,
+    "num_hidden_layers": 28,
+    "num_key_value_heads": 16,
+    "pad_token_id": 0,
+    "rms_norm_eps": 1e-06,
+    "rope_scaling": None,
+    "rope_theta": 10000.0,
+    "vocab_size": 256000,
 }
 
 GEMMA3_4B = {  # google/gemma-3-4b-it: the language model under text_config, no rms_norm_eps key
-    "architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": 255999,
-    "eoi_token_index": 256000, "eos_token_id": [1, 106], "image_token_index": 262144,
-    "initializer_range": 0.02, "mm_tokens_per_image": 256, "model_type": "gemma3",
+    "architectures": ["Gemma3ForConditionalGeneration"],
+    "boi_token_index": 255999,
+    "eoi_token_index": 256000,
+    "eos_token_id": [1, 106],
+    "image_token_index": 262144,
+    "initializer_range": 0.02,
+    "mm_tokens_per_image": 256,
+    "model_type": "gemma3",
     "text_config": {
-        "hidden_size": 2560, "intermediate_size": 10240, "model_type": "gemma3_text",
-        "num_hidden_layers": 34, "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+        "hidden_size": 2560,
+        "intermediate_size": 10240,
+        "model_type": "gemma3_text",
+        "num_hidden_layers": 34,
+        "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
         "sliding_window": 1024,
     },
 }
 
 GEMMA3_1B = {  # google/gemma-3-1b-it: text only, flat
-    "architectures": ["Gemma3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
-    "bos_token_id": 2, "eos_token_id": [1, 106], "head_dim": 256,
-    "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 1152, "initializer_range": 0.02,
-    "intermediate_size": 6912, "max_position_embeddings": 32768, "model_type": "gemma3_text",
-    "num_attention_heads": 4, "num_hidden_layers": 26, "num_key_value_heads": 1,
-    "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
-    "rope_local_base_freq": 10000, "rope_theta": 1000000, "sliding_window": 512,
-    "sliding_window_pattern": 6, "vocab_size": 262144,
+    "architectures": ["Gemma3ForCausalLM"],
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "bos_token_id": 2,
+    "eos_token_id": [1, 106],
+    "head_dim": 256,
+    "hidden_activation": "gelu_pytorch_tanh",
+    "hidden_size": 1152,
+    "initializer_range": 0.02,
+    "intermediate_size": 6912,
+    "max_position_embeddings": 32768,
+    "model_type": "gemma3_text",
+    "num_attention_heads": 4,
+    "num_hidden_layers": 26,
+    "num_key_value_heads": 1,
+    "pad_token_id": 0,
+    "query_pre_attn_scalar": 256,
+    "rms_norm_eps": 1e-06,
+    "rope_local_base_freq": 10000,
+    "rope_theta": 1000000,
+    "sliding_window": 512,
+    "sliding_window_pattern": 6,
+    "vocab_size": 262144,
 }
 
 GPTJ_6B = {  # EleutherAI/gpt-j-6b
-    "activation_function": "gelu_new", "architectures": ["GPTJForCausalLM"], "attn_pdrop": 0.0,
-    "bos_token_id": 50256, "embd_pdrop": 0.0, "eos_token_id": 50256, "initializer_range": 0.02,
-    "layer_norm_epsilon": 1e-05, "model_type": "gptj", "n_embd": 4096, "n_head": 16,
-    "n_inner": None, "n_layer": 28, "n_positions": 2048, "resid_pdrop": 0.0, "rotary": True,
-    "rotary_dim": 64, "tie_word_embeddings": False, "vocab_size": 50400,
+    "activation_function": "gelu_new",
+    "architectures": ["GPTJForCausalLM"],
+    "attn_pdrop": 0.0,
+    "bos_token_id": 50256,
+    "embd_pdrop": 0.0,
+    "eos_token_id": 50256,
+    "initializer_range": 0.02,
+    "layer_norm_epsilon": 1e-05,
+    "model_type": "gptj",
+    "n_embd": 4096,
+    "n_head": 16,
+    "n_inner": None,
+    "n_layer": 28,
+    "n_positions": 2048,
+    "resid_pdrop": 0.0,
+    "rotary": True,
+    "rotary_dim": 64,
+    "tie_word_embeddings": False,
+    "vocab_size": 50400,
 }
 
 ROBERTA_BASE = {  # FacebookAI/roberta-base: layer_norm_eps 1e-05, not RobertaConfig's 1e-12
-    "architectures": ["RobertaForMaskedLM"], "attention_probs_dropout_prob": 0.1,
-    "bos_token_id": 0, "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
-    "hidden_size": 768, "initializer_range": 0.02, "intermediate_size": 3072,
-    "layer_norm_eps": 1e-05, "max_position_embeddings": 514, "model_type": "roberta",
-    "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1, "type_vocab_size": 1,
+    "architectures": ["RobertaForMaskedLM"],
+    "attention_probs_dropout_prob": 0.1,
+    "bos_token_id": 0,
+    "eos_token_id": 2,
+    "hidden_act": "gelu",
+    "hidden_dropout_prob": 0.1,
+    "hidden_size": 768,
+    "initializer_range": 0.02,
+    "intermediate_size": 3072,
+    "layer_norm_eps": 1e-05,
+    "max_position_embeddings": 514,
+    "model_type": "roberta",
+    "num_attention_heads": 12,
+    "num_hidden_layers": 12,
+    "pad_token_id": 1,
+    "type_vocab_size": 1,
     "vocab_size": 50265,
 }
 
 FALCON_40B = {  # tiiuae/falcon-40b: new_decoder_architecture, ln_attn and ln_mlp per layer
-    "alibi": False, "apply_residual_connection_post_layernorm": False,
-    "architectures": ["FalconForCausalLM"], "attention_dropout": 0.0, "bias": False,
-    "bos_token_id": 11, "eos_token_id": 11, "hidden_dropout": 0.0, "hidden_size": 8192,
-    "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "falcon",
-    "multi_query": True, "new_decoder_architecture": True, "num_attention_heads": 128,
-    "num_hidden_layers": 60, "num_kv_heads": 8, "parallel_attn": True, "vocab_size": 65024,
+    "alibi": False,
+    "apply_residual_connection_post_layernorm": False,
+    "architectures": ["FalconForCausalLM"],
+    "attention_dropout": 0.0,
+    "bias": False,
+    "bos_token_id": 11,
+    "eos_token_id": 11,
+    "hidden_dropout": 0.0,
+    "hidden_size": 8192,
+    "initializer_range": 0.02,
+    "layer_norm_epsilon": 1e-05,
+    "model_type": "falcon",
+    "multi_query": True,
+    "new_decoder_architecture": True,
+    "num_attention_heads": 128,
+    "num_hidden_layers": 60,
+    "num_kv_heads": 8,
+    "parallel_attn": True,
+    "vocab_size": 65024,
 }
 
 OPT_125M = {  # facebook/opt-125m: pre-norm OPT, no eps key
-    "_name_or_path": "facebook/opt-125m", "activation_dropout": 0.0, "activation_function": "relu",
-    "architectures": ["OPTForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 2,
-    "do_layer_norm_before": True, "dropout": 0.1, "eos_token_id": 2, "ffn_dim": 3072,
-    "hidden_size": 768, "init_std": 0.02, "layerdrop": 0.0, "max_position_embeddings": 2048,
-    "model_type": "opt", "num_attention_heads": 12, "num_hidden_layers": 12, "pad_token_id": 1,
-    "prefix": "</s>", "vocab_size": 50272, "word_embed_proj_dim": 768,
+    "_name_or_path": "facebook/opt-125m",
+    "activation_dropout": 0.0,
+    "activation_function": "relu",
+    "architectures": ["OPTForCausalLM"],
+    "attention_dropout": 0.0,
+    "bos_token_id": 2,
+    "do_layer_norm_before": True,
+    "dropout": 0.1,
+    "eos_token_id": 2,
+    "ffn_dim": 3072,
+    "hidden_size": 768,
+    "init_std": 0.02,
+    "layerdrop": 0.0,
+    "max_position_embeddings": 2048,
+    "model_type": "opt",
+    "num_attention_heads": 12,
+    "num_hidden_layers": 12,
+    "pad_token_id": 1,
+    "prefix": "</s>",
+    "vocab_size": 50272,
+    "word_embed_proj_dim": 768,
 }
 
 REDPAJAMA_3B = {  # togethercomputer/RedPajama-INCITE-Instruct-3B-v1: GPT-NeoX, sequential
-    "architectures": ["GPTNeoXForCausalLM"], "bos_token_id": 0, "eos_token_id": 0,
-    "hidden_act": "gelu", "hidden_size": 2560, "initializer_range": 0.02,
-    "intermediate_size": 10240, "layer_norm_eps": 1e-05, "max_position_embeddings": 2048,
-    "model_type": "gpt_neox", "num_attention_heads": 32, "num_hidden_layers": 32,
-    "rotary_emb_base": 10000, "rotary_pct": 1.0, "tie_word_embeddings": False,
-    "use_parallel_residual": False, "vocab_size": 50432,
+    "architectures": ["GPTNeoXForCausalLM"],
+    "bos_token_id": 0,
+    "eos_token_id": 0,
+    "hidden_act": "gelu",
+    "hidden_size": 2560,
+    "initializer_range": 0.02,
+    "intermediate_size": 10240,
+    "layer_norm_eps": 1e-05,
+    "max_position_embeddings": 2048,
+    "model_type": "gpt_neox",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "rotary_emb_base": 10000,
+    "rotary_pct": 1.0,
+    "tie_word_embeddings": False,
+    "use_parallel_residual": False,
+    "vocab_size": 50432,
 }
 
 FLAN_T5_SMALL = {  # google/flan-t5-small: num_decoder_layers written out
-    "architectures": ["T5ForConditionalGeneration"], "d_ff": 1024, "d_kv": 64, "d_model": 512,
-    "decoder_start_token_id": 0, "dense_act_fn": "gelu_new", "dropout_rate": 0.1,
-    "eos_token_id": 1, "feed_forward_proj": "gated-gelu", "initializer_factor": 1.0,
-    "is_encoder_decoder": True, "is_gated_act": True, "layer_norm_epsilon": 1e-06,
-    "model_type": "t5", "n_positions": 512, "num_decoder_layers": 8, "num_heads": 6,
-    "num_layers": 8, "pad_token_id": 0, "relative_attention_max_distance": 128,
-    "relative_attention_num_buckets": 32, "tie_word_embeddings": False, "vocab_size": 32128,
+    "architectures": ["T5ForConditionalGeneration"],
+    "d_ff": 1024,
+    "d_kv": 64,
+    "d_model": 512,
+    "decoder_start_token_id": 0,
+    "dense_act_fn": "gelu_new",
+    "dropout_rate": 0.1,
+    "eos_token_id": 1,
+    "feed_forward_proj": "gated-gelu",
+    "initializer_factor": 1.0,
+    "is_encoder_decoder": True,
+    "is_gated_act": True,
+    "layer_norm_epsilon": 1e-06,
+    "model_type": "t5",
+    "n_positions": 512,
+    "num_decoder_layers": 8,
+    "num_heads": 6,
+    "num_layers": 8,
+    "pad_token_id": 0,
+    "relative_attention_max_distance": 128,
+    "relative_attention_num_buckets": 32,
+    "tie_word_embeddings": False,
+    "vocab_size": 32128,
 }
 
 STABLELM2_1_6B = {  # stabilityai/stablelm-2-1_6b: a model_type outside the documented families
-    "architectures": ["StableLmForCausalLM"], "bos_token_id": 100257, "eos_token_id": 100257,
-    "hidden_act": "silu", "hidden_size": 2048, "initializer_range": 0.02,
-    "intermediate_size": 5632, "layer_norm_eps": 1e-05, "max_position_embeddings": 4096,
-    "model_type": "stablelm", "num_attention_heads": 32, "num_hidden_layers": 24,
-    "num_key_value_heads": 32, "partial_rotary_factor": 0.25, "qk_layernorm": False,
-    "rope_theta": 10000, "tie_word_embeddings": False, "use_parallel_residual": False,
-    "use_qkv_bias": True, "vocab_size": 100352,
+    "architectures": ["StableLmForCausalLM"],
+    "bos_token_id": 100257,
+    "eos_token_id": 100257,
+    "hidden_act": "silu",
+    "hidden_size": 2048,
+    "initializer_range": 0.02,
+    "intermediate_size": 5632,
+    "layer_norm_eps": 1e-05,
+    "max_position_embeddings": 4096,
+    "model_type": "stablelm",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 24,
+    "num_key_value_heads": 32,
+    "partial_rotary_factor": 0.25,
+    "qk_layernorm": False,
+    "rope_theta": 10000,
+    "tie_word_embeddings": False,
+    "use_parallel_residual": False,
+    "use_qkv_bias": True,
+    "vocab_size": 100352,
 }
 
 INTERNLM2_7B = {  # internlm/internlm2-7b: a model_type outside the documented families
-    "architectures": ["InternLM2ForCausalLM"], "bias": False, "bos_token_id": 1,
-    "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
-    "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "internlm2",
-    "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
-    "pad_token_id": 2, "rms_norm_eps": 1e-05, "rope_theta": 1000000, "vocab_size": 92544,
+    "architectures": ["InternLM2ForCausalLM"],
+    "bias": False,
+    "bos_token_id": 1,
+    "eos_token_id": 2,
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "initializer_range": 0.02,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 32768,
+    "model_type": "internlm2",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 8,
+    "pad_token_id": 2,
+    "rms_norm_eps": 1e-05,
+    "rope_theta": 1000000,
+    "vocab_size": 92544,
 }
 
 
@@ -186,10 +380,19 @@ def test_report_keys_and_types(student):
     for config in all_bank_configs():
         report = student.inspect_config(config)
         expect_keys(report, KEYS, what="inspect_config(config)")
-        for field, kind in (("model_type", str), ("norm_type", str), ("eps", float),
-                            ("eps_source", str), ("placement", str), ("n_layers", int),
-                            ("hidden_size", int), ("n_norms", int), ("final_norm", bool),
-                            ("qk_norm", bool), ("note", str)):
+        for field, kind in (
+            ("model_type", str),
+            ("norm_type", str),
+            ("eps", float),
+            ("eps_source", str),
+            ("placement", str),
+            ("n_layers", int),
+            ("hidden_size", int),
+            ("n_norms", int),
+            ("final_norm", bool),
+            ("qk_norm", bool),
+            ("note", str),
+        ):
             got = report[field]
             ok = isinstance(got, kind) and (kind is bool or not isinstance(got, bool))
             expect_value(ok, True, what=f'type of inspect_config(config)["{field}"]')
@@ -200,8 +403,9 @@ def test_bank_norm_type_and_placement(student, reference):
     """Norm type and placement are right for every config in the bank."""
     # mistake: one norm type or placement for all models (RMSNorm pre-norm everywhere)
     for config in all_bank_configs():
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("model_type", "norm_type", "placement"))
+        expect_fields(
+            student.inspect_config(config), reference.inspect_config(config), ("model_type", "norm_type", "placement")
+        )
 
 
 @pytest.mark.points(2)
@@ -209,8 +413,7 @@ def test_bank_eps(student, reference):
     """eps and the key it came from are right for every config in the bank."""
     # mistake: the family's eps key ignored (always reading rms_norm_eps) or a hard-coded eps
     for config in all_bank_configs():
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("eps", "eps_source"))
+        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("eps", "eps_source"))
 
 
 @pytest.mark.points(1)
@@ -219,8 +422,7 @@ def test_bank_layers_and_width(student, reference):
     # mistake: reading only num_hidden_layers/hidden_size (GPT-2 uses n_layer/n_embd, T5
     # d_model) or missing the text_config of a multimodal wrapper
     for config in all_bank_configs():
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("n_layers", "hidden_size"))
+        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("n_layers", "hidden_size"))
 
 
 @pytest.mark.points(3)
@@ -229,8 +431,9 @@ def test_bank_norm_counts(student, reference):
     # mistake: a flat 2L + 1 for every model (embedding norms, post-norm OPT, sandwich and
     # parallel layouts all differ)
     for config in all_bank_configs():
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("n_norms", "final_norm", "qk_norm"))
+        expect_fields(
+            student.inspect_config(config), reference.inspect_config(config), ("n_norms", "final_norm", "qk_norm")
+        )
 
 
 @pytest.mark.points(2)
@@ -238,24 +441,30 @@ def test_eps_comes_from_the_family_key(student, reference):
     """eps is read from the key each family uses, including when it differs from the default."""
     # mistake: the family's eps key ignored, e.g. always reading rms_norm_eps, or returning
     # RobertaConfig's 1e-12 default although roberta-base sets layer_norm_eps
-    configs = (ROBERTA_BASE, GPTJ_6B, MIXTRAL_8X7B, bank("t5-base.json"),
-               with_values(bank("llama-2-7b.json"), rms_norm_eps=1e-04),
-               with_values(bank("gpt2.json"), layer_norm_epsilon=1e-06))
+    configs = (
+        ROBERTA_BASE,
+        GPTJ_6B,
+        MIXTRAL_8X7B,
+        bank("t5-base.json"),
+        with_values(bank("llama-2-7b.json"), rms_norm_eps=1e-04),
+        with_values(bank("gpt2.json"), layer_norm_epsilon=1e-06),
+    )
     for config in configs:
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("eps", "eps_source"))
+        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("eps", "eps_source"))
 
 
 @pytest.mark.points(2)
 def test_missing_eps_key_uses_the_library_default(student, reference):
     """A config without its eps key reports the family's library default, eps_source "default"."""
     # mistake: no default at all (a crash or None), or another family's default
-    configs = (without(bank("llama-2-7b.json"), "rms_norm_eps"),
-               without(bank("bert-base-uncased.json"), "layer_norm_eps"),
-               without(MIXTRAL_8X7B, "rms_norm_eps"), GEMMA3_4B)
+    configs = (
+        without(bank("llama-2-7b.json"), "rms_norm_eps"),
+        without(bank("bert-base-uncased.json"), "layer_norm_eps"),
+        without(MIXTRAL_8X7B, "rms_norm_eps"),
+        GEMMA3_4B,
+    )
     for config in configs:
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("eps", "eps_source"))
+        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("eps", "eps_source"))
 
 
 @pytest.mark.points(2)
@@ -273,10 +482,10 @@ def test_opt_uses_nn_layernorm_default_eps(student):
 def test_post_norm_opt_has_no_final_norm(student, reference):
     """OPT with do_layer_norm_before false is post-norm and has no final norm."""
     # mistake: do_layer_norm_before ignored, so OPT-350m reported as pre-norm with 2L + 1 norms
-    for config in (bank("opt-350m.json"), OPT_125M,
-                   with_values(OPT_125M, _remove_final_layer_norm=True)):
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("placement", "n_norms", "final_norm"))
+    for config in (bank("opt-350m.json"), OPT_125M, with_values(OPT_125M, _remove_final_layer_norm=True)):
+        expect_fields(
+            student.inspect_config(config), reference.inspect_config(config), ("placement", "n_norms", "final_norm")
+        )
 
 
 @pytest.mark.points(2)
@@ -286,8 +495,7 @@ def test_bert_family_is_post_norm(student, reference):
     for config in (bank("bert-base-uncased.json"), ROBERTA_BASE):
         report = student.inspect_config(config)
         expect_value(report["placement"], "post", what='inspect_config(config)["placement"]')
-        expect_fields(report, reference.inspect_config(config),
-                      ("norm_type", "n_norms", "final_norm"))
+        expect_fields(report, reference.inspect_config(config), ("norm_type", "n_norms", "final_norm"))
 
 
 @pytest.mark.points(2)
@@ -296,8 +504,7 @@ def test_gemma_family_scales_by_one_plus_weight(student, reference):
     # mistake: Gemma reported as plain RMSNorm (its weights are stored as offsets from 1)
     for config in (GEMMA_7B, bank("gemma-2-9b.json"), GEMMA3_4B, GEMMA3_1B):
         report = student.inspect_config(config)
-        expect_value(report["norm_type"], "gemma_rmsnorm",
-                     what='inspect_config(config)["norm_type"]')
+        expect_value(report["norm_type"], "gemma_rmsnorm", what='inspect_config(config)["norm_type"]')
         expect_fields(report, reference.inspect_config(config), ("placement", "n_norms"))
 
 
@@ -306,8 +513,11 @@ def test_gemma3_reads_its_text_config(student, reference):
     """A Gemma-3 config that nests the language model is read from its text_config."""
     # mistake: text_config ignored, so no layer count, or the wrapper's missing keys crash
     for config in (GEMMA3_4B, GEMMA3_1B):
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("model_type", "n_layers", "hidden_size", "n_norms", "qk_norm", "eps"))
+        expect_fields(
+            student.inspect_config(config),
+            reference.inspect_config(config),
+            ("model_type", "n_layers", "hidden_size", "n_norms", "qk_norm", "eps"),
+        )
 
 
 @pytest.mark.points(2)
@@ -315,19 +525,24 @@ def test_final_norm_is_counted(student, reference):
     """Decoder-only pre-norm models count their final norm."""
     # mistake: n_norms without the final norm (2L instead of 2L + 1)
     for config in (MIXTRAL_8X7B, PHI3_MINI, bank("mistral-7b.json"), bank("qwen2.5-7b.json")):
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("n_norms", "final_norm", "norm_type", "placement"))
+        expect_fields(
+            student.inspect_config(config),
+            reference.inspect_config(config),
+            ("n_norms", "final_norm", "norm_type", "placement"),
+        )
 
 
 @pytest.mark.points(2)
 def test_t5_counts_encoder_and_decoder(student, reference):
     """T5 counts both stacks: encoder and decoder layers, norms and final norms."""
     # mistake: T5 counting only the encoder, or the decoder without its cross-attention norm
-    configs = (bank("t5-base.json"), FLAN_T5_SMALL,
-               with_values(bank("t5-base.json"), num_decoder_layers=2))
+    configs = (bank("t5-base.json"), FLAN_T5_SMALL, with_values(bank("t5-base.json"), num_decoder_layers=2))
     for config in configs:
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("norm_type", "n_layers", "n_norms", "final_norm"))
+        expect_fields(
+            student.inspect_config(config),
+            reference.inspect_config(config),
+            ("norm_type", "n_layers", "n_norms", "final_norm"),
+        )
 
 
 @pytest.mark.points(2)
@@ -346,16 +561,18 @@ def test_falcon_new_decoder_architecture(student, reference):
     # mistake: new_decoder_architecture ignored (one norm per layer), or parallel_attn false
     # taken as the only switch for parallel placement
     for config in (FALCON_40B, with_values(bank("falcon-7b.json"), parallel_attn=False)):
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("placement", "n_norms"))
+        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("placement", "n_norms"))
 
 
 @pytest.mark.points(1)
 def test_gptj_is_parallel(student, reference):
     """GPT-J is a parallel block with a single norm per layer."""
     # mistake: every LayerNorm model taken as GPT-2 style pre-norm with two norms per layer
-    expect_fields(student.inspect_config(GPTJ_6B), reference.inspect_config(GPTJ_6B),
-                  ("placement", "n_layers", "hidden_size", "n_norms", "eps"))
+    expect_fields(
+        student.inspect_config(GPTJ_6B),
+        reference.inspect_config(GPTJ_6B),
+        ("placement", "n_layers", "hidden_size", "n_norms", "eps"),
+    )
 
 
 @pytest.mark.points(2)
@@ -363,8 +580,7 @@ def test_gpt_neox_follows_use_parallel_residual(student, reference):
     """GPT-NeoX placement follows use_parallel_residual and keeps two norms per layer either way."""
     # mistake: GPT-NeoX always parallel (or always pre), or one norm per layer when parallel
     for config in (bank("pythia-410m.json"), REDPAJAMA_3B):
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("placement", "n_norms"))
+        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("placement", "n_norms"))
 
 
 @pytest.mark.points(2)
@@ -383,9 +599,11 @@ def test_hybrid_qwen(student, reference):
     # mistake: counting norms only in full-attention layers, plain RMSNorm for Qwen3-Next, or
     # the nested text_config of the 27B model missed
     for config in (bank("qwen3-next-80b-a3b.json"), bank("qwen3.8-27b.json")):
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("model_type", "norm_type", "placement", "n_layers", "hidden_size",
-                       "n_norms", "qk_norm"))
+        expect_fields(
+            student.inspect_config(config),
+            reference.inspect_config(config),
+            ("model_type", "norm_type", "placement", "n_layers", "hidden_size", "n_norms", "qk_norm"),
+        )
 
 
 @pytest.mark.points(2)
@@ -394,16 +612,21 @@ def test_unknown_model_type_falls_back_on_the_eps_key(student, reference):
     # mistake: unknown families refused outright, or the norm type guessed from the name
     configs = (INTERNLM2_7B, STABLELM2_1_6B, without(bank("gpt2.json"), "model_type"))
     for config in configs:
-        expect_fields(student.inspect_config(config), reference.inspect_config(config),
-                      ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms"))
+        expect_fields(
+            student.inspect_config(config),
+            reference.inspect_config(config),
+            ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms"),
+        )
 
 
 @pytest.mark.points(2)
 def test_config_without_family_or_eps_key_raises(student):
     """A config of an unknown family without any eps key is refused with ValueError."""
     # mistake: guessing a norm type (or returning a report with eps None) instead of refusing
-    for config in ({"model_type": "mystery_lm", "hidden_size": 512, "num_hidden_layers": 8},
-                   {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100}):
+    for config in (
+        {"model_type": "mystery_lm", "hidden_size": 512, "num_hidden_layers": 8},
+        {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100},
+    ):
         with expect_raises(ValueError, what="inspect_config(config)"):
             student.inspect_config(config)
 
@@ -414,8 +637,9 @@ def test_path_argument(student, reference):
     # mistake: only dicts accepted (json.load skipped, or the path treated as JSON text)
     for config in (MIXTRAL_8X7B, bank("qwen3.8-27b.json")):
         argument = file_arg("config.json", json.dumps(config, indent=2))
-        expect_fields(student.inspect_config(argument), reference.inspect_config(config),
-                      [key for key in KEYS if key != "note"])
+        expect_fields(
+            student.inspect_config(argument), reference.inspect_config(config), [key for key in KEYS if key != "note"]
+        )
 
 
 @pytest.mark.points(2)
@@ -423,8 +647,7 @@ def test_note_names_norm_and_eps(student, reference):
     """The note names the norm type in words and writes the eps value."""
     # mistake: a fixed template note (always "RMSNorm", always 1e-06), or the (1 + weight)
     # scale of Gemma-style norms left out
-    words = {"layernorm": ("LayerNorm",), "rmsnorm": ("RMSNorm",),
-             "gemma_rmsnorm": ("RMSNorm", "1 + weight")}
+    words = {"layernorm": ("LayerNorm",), "rmsnorm": ("RMSNorm",), "gemma_rmsnorm": ("RMSNorm", "1 + weight")}
     configs = [*all_bank_configs(), ROBERTA_BASE, GEMMA_7B, INTERNLM2_7B, STABLELM2_1_6B]
     for config in configs:
         want = reference.inspect_config(config)
@@ -433,5 +656,6 @@ def test_note_names_norm_and_eps(student, reference):
         for word in words[want["norm_type"]]:
             expect_value(word in note, True, what=f'"{word}" in inspect_config(config)["note"]')
         eps = want["eps"]
-        expect_value(repr(eps) in note or format(eps, "g") in note, True,
-                     what='the eps value in inspect_config(config)["note"]')
+        expect_value(
+            repr(eps) in note or format(eps, "g") in note, True, what='the eps value in inspect_config(config)["note"]'
+        )

@@ -119,16 +119,22 @@ def _check_backward(student, reference, rng, x, gamma, beta, eps=EPS):
     expect(isinstance(got, (tuple, list)) and len(got) == 3, "check.tuple_of", what="layernorm_backward", n=3)
     tol = TOLERANCES["algorithm"] if x.dtype == np.float64 else None
     x64, g64, d64 = (a.astype(np.float64) for a in (x, gamma, dout))
-    expect_array(got[0], want[0], what="dx", tol=tol, hints=[
-        (m.ln_backward_no_correction(d64, x64, g64, eps), "hint.backward_no_correction"),
-        (m.ln_backward_mean_only(d64, x64, g64, eps), "hint.layernorm_backward_mean_only"),
-    ])
+    expect_array(
+        got[0],
+        want[0],
+        what="dx",
+        tol=tol,
+        hints=[
+            (m.ln_backward_no_correction(d64, x64, g64, eps), "hint.backward_no_correction"),
+            (m.ln_backward_mean_only(d64, x64, g64, eps), "hint.layernorm_backward_mean_only"),
+        ],
+    )
     xc = x64 - x64.mean(axis=-1, keepdims=True)
     xhat = xc / np.sqrt(np.mean(xc**2, axis=-1, keepdims=True) + eps)
-    expect_array(got[1], want[1], what="dgamma", tol=tol,
-                 hints=[(np.sum(d64 * xhat, axis=0), "hint.dgamma_not_summed")])
-    expect_array(got[2], want[2], what="dbeta", tol=tol,
-                 hints=[(np.sum(d64, axis=0), "hint.dgamma_not_summed")])
+    expect_array(
+        got[1], want[1], what="dgamma", tol=tol, hints=[(np.sum(d64 * xhat, axis=0), "hint.dgamma_not_summed")]
+    )
+    expect_array(got[2], want[2], what="dbeta", tol=tol, hints=[(np.sum(d64, axis=0), "hint.dgamma_not_summed")])
 
 
 @pytest.mark.points(2)

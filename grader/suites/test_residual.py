@@ -28,7 +28,9 @@ def _check_block(student, reference, x, sub, gamma, eps=EPS):
 def _check_postnorm(student, reference, x, sub, gamma, eps=EPS):
     got = student.postnorm_block(x, sub, gamma, eps=eps)
     want = reference.postnorm_block(x, sub, gamma, eps=eps)
-    expect_array(got, want, what="postnorm_block(x, sublayer, gamma, eps)", hints=m.postnorm_hints(x, sub.build(), gamma, eps))
+    expect_array(
+        got, want, what="postnorm_block(x, sublayer, gamma, eps)", hints=m.postnorm_hints(x, sub.build(), gamma, eps)
+    )
 
 
 @pytest.mark.points(3)
@@ -66,8 +68,9 @@ def test_block_sublayer_reads_the_normalized_stream(student, rng):
     student.block(x, Sublayer("linear", w=_weights(rng, 8)), gamma, eps=EPS)
     calls, inputs = student.last_call.sublayer(0)
     expect(calls == 1, "check.sublayer_calls", function="block", calls=calls)
-    expect_array(inputs[0], m.rms(x, gamma, EPS), what="the sublayer's input",
-                 hints=[(x, "hint.unnormalized_sublayer_input")])
+    expect_array(
+        inputs[0], m.rms(x, gamma, EPS), what="the sublayer's input", hints=[(x, "hint.unnormalized_sublayer_input")]
+    )
 
 
 @pytest.mark.points(1)
@@ -115,5 +118,9 @@ def test_postnorm_sublayer_reads_the_raw_stream(student, rng):
     student.postnorm_block(x, Sublayer("linear", w=_weights(rng, 8)), gamma, eps=EPS)
     calls, inputs = student.last_call.sublayer(0)
     expect(calls == 1, "check.sublayer_calls", function="postnorm_block", calls=calls)
-    expect_array(inputs[0], x, what="the sublayer's input",
-                 hints=[(m.rms(x, gamma, EPS), "hint.postnorm_sublayer_reads_normalized")])
+    expect_array(
+        inputs[0],
+        x,
+        what="the sublayer's input",
+        hints=[(m.rms(x, gamma, EPS), "hint.postnorm_sublayer_reads_normalized")],
+    )

@@ -122,11 +122,17 @@ def _check_backward(student, reference, dout, x, gamma, eps=EPS):
     dx, dgamma = got
     tol = TOLERANCES["algorithm"] if x.dtype == np.float64 else None
     x64, g64, d64 = (a.astype(np.float64) for a in (x, gamma, dout))
-    expect_array(dx, want[0], what="dx", tol=tol,
-                 hints=[(m.rms_backward_no_correction(d64, x64, g64, eps), "hint.backward_no_correction")])
+    expect_array(
+        dx,
+        want[0],
+        what="dx",
+        tol=tol,
+        hints=[(m.rms_backward_no_correction(d64, x64, g64, eps), "hint.backward_no_correction")],
+    )
     xhat = x64 / np.sqrt(np.mean(x64**2, axis=-1, keepdims=True) + eps)
-    expect_array(dgamma, want[1], what="dgamma", tol=tol,
-                 hints=[(np.sum(d64 * xhat, axis=0), "hint.dgamma_not_summed")])
+    expect_array(
+        dgamma, want[1], what="dgamma", tol=tol, hints=[(np.sum(d64 * xhat, axis=0), "hint.dgamma_not_summed")]
+    )
 
 
 @pytest.mark.points(2)

@@ -29,17 +29,27 @@ def _postnorm_with_final(reference, x, params, eps):
 def test_attention_stub_causal_mean(student, reference, rng):
     """attention_stub: causal running mean over the token axis, then the projection, on (T, C)."""
     h, w_o = rng.standard_normal((7, 6)), rng.standard_normal((6, 6))
-    expect_array(student.attention_stub(h, w_o), reference.attention_stub(h, w_o), what="attention_stub(h, w_o)",
-                 hints=[(m.attention_full_mean(h, w_o), "hint.attention_not_causal"),
-                        (m.attention_cumsum(h, w_o), "hint.attention_cumsum_not_mean")])
+    expect_array(
+        student.attention_stub(h, w_o),
+        reference.attention_stub(h, w_o),
+        what="attention_stub(h, w_o)",
+        hints=[
+            (m.attention_full_mean(h, w_o), "hint.attention_not_causal"),
+            (m.attention_cumsum(h, w_o), "hint.attention_cumsum_not_mean"),
+        ],
+    )
 
 
 @pytest.mark.points(1)
 def test_attention_stub_batch(student, reference, rng):
     """attention_stub mixes tokens within each sequence of a (B, T, C) batch, never across."""
     h, w_o = rng.standard_normal((3, 5, 4)), rng.standard_normal((4, 4))
-    expect_array(student.attention_stub(h, w_o), reference.attention_stub(h, w_o), what="attention_stub(h, w_o)",
-                 hints=[(m.attention_full_mean(h, w_o), "hint.attention_not_causal")])
+    expect_array(
+        student.attention_stub(h, w_o),
+        reference.attention_stub(h, w_o),
+        what="attention_stub(h, w_o)",
+        hints=[(m.attention_full_mean(h, w_o), "hint.attention_not_causal")],
+    )
 
 
 @pytest.mark.points(2)
@@ -47,18 +57,24 @@ def test_ffn_stub_swiglu(student, reference, rng):
     """ffn_stub computes (silu(h @ w_gate) * (h @ w_up)) @ w_down, position by position."""
     h = rng.standard_normal((2, 5, 6))
     w_gate, w_up, w_down = rng.standard_normal((6, 10)), rng.standard_normal((6, 10)), rng.standard_normal((10, 6))
-    expect_array(student.ffn_stub(h, w_gate, w_up, w_down), reference.ffn_stub(h, w_gate, w_up, w_down),
-                 what="ffn_stub(h, w_gate, w_up, w_down)",
-                 hints=[(m.ffn_no_silu(h, w_gate, w_up, w_down), "hint.ffn_no_silu"),
-                        (m.ffn_sigmoid(h, w_gate, w_up, w_down), "hint.ffn_sigmoid")])
+    expect_array(
+        student.ffn_stub(h, w_gate, w_up, w_down),
+        reference.ffn_stub(h, w_gate, w_up, w_down),
+        what="ffn_stub(h, w_gate, w_up, w_down)",
+        hints=[
+            (m.ffn_no_silu(h, w_gate, w_up, w_down), "hint.ffn_no_silu"),
+            (m.ffn_sigmoid(h, w_gate, w_up, w_down), "hint.ffn_sigmoid"),
+        ],
+    )
 
 
 @pytest.mark.points(2)
 def test_token_norm(student, reference, rng):
     """token_norm is the per-token Euclidean norm, averaged over every token of a (B, T, C) array."""
     v = rng.standard_normal((3, 4, 8)) * np.array([1.0, 5.0, 0.2])[:, None, None]
-    expect_value(student.token_norm(v), reference.token_norm(v), what="token_norm(v)", rel=1e-9,
-                 hints=m.token_norm_variants(v))
+    expect_value(
+        student.token_norm(v), reference.token_norm(v), what="token_norm(v)", rel=1e-9, hints=m.token_norm_variants(v)
+    )
 
 
 # --- the stacks --------------------------------------------------------------------------------
@@ -87,24 +103,38 @@ def _without_final(reference, x, params, eps):
 def test_stack_forward_prenorm_with_final_norm(student, reference, rng):
     """The 6-layer pre-norm stack on (T, C), ending with the final RMSNorm."""
     params, x = _params(reference, rng), rng.standard_normal((5, 12)) * 2.0
-    expect_array(student.stack_forward(x, params, eps=EPS), reference.stack_forward(x, params, eps=EPS),
-                 what="stack_forward(x, params, eps)", tol=TOL, hints=_forward_hints(reference, x, params, EPS))
+    expect_array(
+        student.stack_forward(x, params, eps=EPS),
+        reference.stack_forward(x, params, eps=EPS),
+        what="stack_forward(x, params, eps)",
+        tol=TOL,
+        hints=_forward_hints(reference, x, params, EPS),
+    )
 
 
 @pytest.mark.points(2)
 def test_stack_forward_batch_and_depth(student, reference, rng):
     """The pre-norm stack on a (B, T, C) batch, with 3 layers (the depth comes from params)."""
     params, x = _params(reference, rng, n_layers=3, C=8), rng.standard_normal((2, 4, 8))
-    expect_array(student.stack_forward(x, params, eps=EPS), reference.stack_forward(x, params, eps=EPS),
-                 what="stack_forward(x, params, eps)", tol=TOL, hints=_forward_hints(reference, x, params, EPS))
+    expect_array(
+        student.stack_forward(x, params, eps=EPS),
+        reference.stack_forward(x, params, eps=EPS),
+        what="stack_forward(x, params, eps)",
+        tol=TOL,
+        hints=_forward_hints(reference, x, params, EPS),
+    )
 
 
 @pytest.mark.points(1)
 def test_stack_forward_uses_eps(student, reference, rng):
     """stack_forward passes its eps to every norm."""
     params, x = _params(reference, rng, n_layers=2, C=6), rng.standard_normal((4, 6)) * 0.05
-    expect_array(student.stack_forward(x, params, eps=1e-2), reference.stack_forward(x, params, eps=1e-2),
-                 what="stack_forward(x, params, eps)", tol=TOL)
+    expect_array(
+        student.stack_forward(x, params, eps=1e-2),
+        reference.stack_forward(x, params, eps=1e-2),
+        what="stack_forward(x, params, eps)",
+        tol=TOL,
+    )
 
 
 @pytest.mark.points(2)
@@ -112,9 +142,16 @@ def test_stack_forward_postnorm(student, reference, rng):
     """The post-norm stack: each sublayer's sum is normalized, with no extra final norm."""
     params, x = _params(reference, rng), rng.standard_normal((2, 5, 12))
     want = reference.stack_forward_postnorm(x, params, eps=EPS)
-    expect_array(student.stack_forward_postnorm(x, params, eps=EPS), want, what="stack_forward_postnorm(x, params, eps)",
-                 tol=TOL, hints=[(_postnorm_with_final(reference, x, params, EPS), "hint.extra_final_norm"),
-                                 (reference.stack_forward(x, params, eps=EPS), "hint.prenorm_instead_of_postnorm")])
+    expect_array(
+        student.stack_forward_postnorm(x, params, eps=EPS),
+        want,
+        what="stack_forward_postnorm(x, params, eps)",
+        tol=TOL,
+        hints=[
+            (_postnorm_with_final(reference, x, params, EPS), "hint.extra_final_norm"),
+            (reference.stack_forward(x, params, eps=EPS), "hint.prenorm_instead_of_postnorm"),
+        ],
+    )
 
 
 @pytest.mark.points(1)
@@ -122,8 +159,11 @@ def test_stack_float32(student, reference, rng):
     """A float32 stream stays float32 through the stack."""
     params = {k: v.astype(np.float32) for k, v in _params(reference, rng, n_layers=2, C=8).items()}
     x = rng.standard_normal((4, 8)).astype(np.float32)
-    expect_array(student.stack_forward(x, params, eps=EPS), reference.stack_forward(x, params, eps=EPS),
-                 what="stack_forward(x, params, eps)")
+    expect_array(
+        student.stack_forward(x, params, eps=EPS),
+        reference.stack_forward(x, params, eps=EPS),
+        what="stack_forward(x, params, eps)",
+    )
 
 
 # --- the three-norms trace and the depth experiment ---------------------------------------------
@@ -141,7 +181,9 @@ def _trace_hints(reference, x, params, eps, placement):
                 if kind == "attn":
                     update = reference.attention_stub(read, params["w_o"][layer])
                 else:
-                    update = reference.ffn_stub(read, params["w_gate"][layer], params["w_up"][layer], params["w_down"][layer])
+                    update = reference.ffn_stub(
+                        read, params["w_gate"][layer], params["w_up"][layer], params["w_down"][layer]
+                    )
                 total = stream + update
                 rows.append([m.token_norm_variants(a)[index][0] for a in (stream, update, total)])
                 stream = total if placement == "pre" else m.rms(total, gamma, eps)
@@ -154,9 +196,13 @@ def test_trace_prenorm(student, reference, rng):
     """The pre-norm trace: for each sublayer, token norms of the stream, the update and the sum."""
     params, x = _params(reference, rng, n_layers=4, C=10), rng.standard_normal((2, 6, 10))
     want = reference.stack_trace(x, params, eps=EPS, placement="pre")
-    expect_array(student.stack_trace(x, params, eps=EPS, placement="pre"), want,
-                 what='stack_trace(x, params, eps, placement="pre")', tol=TOL,
-                 hints=_trace_hints(reference, x, params, EPS, "pre"))
+    expect_array(
+        student.stack_trace(x, params, eps=EPS, placement="pre"),
+        want,
+        what='stack_trace(x, params, eps, placement="pre")',
+        tol=TOL,
+        hints=_trace_hints(reference, x, params, EPS, "pre"),
+    )
 
 
 @pytest.mark.points(2)
@@ -164,9 +210,13 @@ def test_trace_postnorm(student, reference, rng):
     """The post-norm trace: the sublayer reads the raw stream; the sum is recorded before its norm."""
     params, x = _params(reference, rng, n_layers=3, C=10), rng.standard_normal((6, 10)) * 4.0
     want = reference.stack_trace(x, params, eps=EPS, placement="post")
-    expect_array(student.stack_trace(x, params, eps=EPS, placement="post"), want,
-                 what='stack_trace(x, params, eps, placement="post")', tol=TOL,
-                 hints=_trace_hints(reference, x, params, EPS, "post"))
+    expect_array(
+        student.stack_trace(x, params, eps=EPS, placement="post"),
+        want,
+        what='stack_trace(x, params, eps, placement="post")',
+        tol=TOL,
+        hints=_trace_hints(reference, x, params, EPS, "post"),
+    )
 
 
 @pytest.mark.points(1)
@@ -181,8 +231,12 @@ def test_trace_rejects_unknown_placement(student, reference, rng):
 def test_depth_rms(student, reference, rng):
     """depth_rms: the RMS of the stream after each layer, pre-norm in row 0, post-norm in row 1."""
     params, x = _params(reference, rng, n_layers=6, C=16), rng.standard_normal((2, 5, 16)) * 3.0
-    expect_array(student.depth_rms(x, params, eps=EPS), reference.depth_rms(x, params, eps=EPS),
-                 what="depth_rms(x, params, eps)", tol=TOL)
+    expect_array(
+        student.depth_rms(x, params, eps=EPS),
+        reference.depth_rms(x, params, eps=EPS),
+        what="depth_rms(x, params, eps)",
+        tol=TOL,
+    )
 
 
 @pytest.mark.points(1)
@@ -190,5 +244,9 @@ def test_depth_rms_shows_prenorm_growth(student, reference, rng):
     """With unit gains, post-norm holds the RMS at about 1 while pre-norm lets the stream grow."""
     params = reference.init_params(n_layers=6, C=16, seed=int(rng.integers(1 << 30)))
     x = rng.standard_normal((4, 16))
-    expect_array(student.depth_rms(x, params, eps=EPS), reference.depth_rms(x, params, eps=EPS),
-                 what="depth_rms(x, params, eps)", tol=TOL)
+    expect_array(
+        student.depth_rms(x, params, eps=EPS),
+        reference.depth_rms(x, params, eps=EPS),
+        what="depth_rms(x, params, eps)",
+        tol=TOL,
+    )

@@ -11,7 +11,8 @@ what every kind computes. Standard library and numpy only.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

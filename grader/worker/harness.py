@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import callables  # noqa: E402
-import protocol  # noqa: E402
+import callables
+import protocol
 
 # The grader passes the request and response pipe descriptors as the last two arguments.
 REQUESTS, RESPONSES = int(sys.argv[-2]), int(sys.argv[-1])
@@ -39,7 +39,8 @@ class CappedText(io.TextIOBase):
     """A text sink that keeps the first ``cap`` characters and counts the rest."""
 
     def __init__(self, cap: int) -> None:
-        self.cap, self.parts, self.size, self.dropped = cap, [], 0, 0
+        self.cap, self.size, self.dropped = cap, 0, 0
+        self.parts: list[str] = []
 
     def writable(self) -> bool:
         return True
@@ -177,9 +178,9 @@ def snapshot(args: list[Any], kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
 def mutated(before: dict[str, np.ndarray], args: list[Any], kwargs: dict[str, Any]) -> list[str]:
     after = snapshot(args, kwargs)
     return [
-        name for name, old in before.items()
-        if name not in after or after[name].shape != old.shape
-        or not np.array_equal(after[name], old, equal_nan=True)
+        name
+        for name, old in before.items()
+        if name not in after or after[name].shape != old.shape or not np.array_equal(after[name], old, equal_nan=True)
     ]
 
 

@@ -1,0 +1,36 @@
+"""Shared helpers for the project's own tests: build submissions from the reference."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from grader import paths
+from grader.manifest import MODULES
+
+
+def copy_solutions(target: Path) -> Path:
+    """A directory submission identical to the reference (module files only)."""
+    target.mkdir(parents=True, exist_ok=True)
+    for module in MODULES:
+        shutil.copy(paths.solutions_dir() / f"{module}.py", target / f"{module}.py")
+    return target
+
+
+def patched(target: Path, module: str, old: str, new: str) -> Path:
+    """Copy the reference and replace ``old`` by ``new`` in one module (``old`` must occur)."""
+    copy_solutions(target)
+    path = target / f"{module}.py"
+    source = path.read_text()
+    if old not in source:
+        raise AssertionError(f"mutant does not apply: {old!r} not in {module}.py")
+    path.write_text(source.replace(old, new))
+    return target
+
+
+def failing(report) -> list:
+    return [r for r in report.results if r.status.value != "passed"]
+
+
+def message_ids(report) -> set[str]:
+    return {m.id for r in report.results for m in r.messages}

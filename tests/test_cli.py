@@ -1,0 +1,96 @@
+"""The normlab command through its real entry point: exit codes and output."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from grader import paths
+
+ROOT = Path(__file__).resolve().parent.parent
+NORMLAB = [sys.executable, "-m", "grader"]
+
+
+def run(*args, env=None, cwd=ROOT):
+    return subprocess.run(
+        [*NORMLAB, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
+
+
+def test_grade_reference_json_full_marks():
+    out = run("grade", "solutions", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["score"] == data["max_score"] > 100
+    assert all(t["status"] == "passed" for t in data["tests"])
+
+
+def test_grade_stubs_json_zero_and_exit_zero():
+    out = run("grade", "exercises", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["score"] == 0
+    assert all("not implemented yet" in t["output"] for t in data["tests"])
+
+
+def test_grade_text_report_in_portuguese():
+    out = run("grade", "exercises", "--lang", "pt-BR", "-k", "test_sequence_of_tokens")
+    assert out.returncode == 0
+    assert "ainda não foi implementada" in out.stdout and "Total: 0/" in out.stdout
+
+
+def test_gradescope_results_file(tmp_path):
+    target = tmp_path / "results.json"
+    out = run("grade", "solutions", "--format", "gradescope", "-o", target)
+    assert out.returncode == 0 and out.stdout == ""
+    data = json.loads(target.read_text())
+    assert data["score"] == sum(t["max_score"] for t in data["tests"])
+    assert {t["status"] for t in data["tests"]} == {"passed"}
+
+
+def test_csv_format():
+    out = run("grade", "solutions", "--format", "csv", "--public-only")
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "name,exercise,visibility,status,score,max_score"
+    assert lines[-1].startswith("TOTAL,")
+
+
+def test_check_exit_codes():
+    assert run("check", "solutions").returncode == 0
+    failing = run("check", "exercises")
+    assert failing.returncode == 1
+    assert "hidden tests were not run" in failing.stdout
+
+
+def test_usage_errors_exit_2():
+    assert run("grade", "no/such/path").returncode == 2
+    assert run("grade", "solutions", "--json", "--format", "csv").returncode == 2
+    assert run("grade").returncode == 2
+
+
+def test_stubs_check_in_sync():
+    out = run("stubs", "--check")
+    assert out.returncode == 0, out.stdout
+
+
+def test_a_grader_fault_exits_3_without_a_score(tmp_path):
+    broken = tmp_path / "test_rmsnorm.py"
+    broken.write_text("def test_bug(student):\n    return 1 / 0\n")
+    code = (
+        "import sys; from pathlib import Path; import grader.paths as p; "
+        f"p.hidden_tests = lambda: [Path({str(broken)!r})]; "
+        "from grader.cli import run; sys.argv = ['normlab', 'grade', 'solutions', '--json']; run()"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert out.returncode == 3
+    assert out.stdout == "" and "grader fault" in out.stderr
+
+
+def test_course_paths_resolve_to_this_checkout():
+    assert paths.course_root() == ROOT

@@ -1,0 +1,178 @@
+"""End-to-end grading: the reference, the stubs, every submission shape and bad input."""
+
+import json
+
+import nbformat
+import pytest
+from helpers import copy_solutions, failing, message_ids, patched
+
+from grader import paths
+from grader.manifest import MODULES
+from grader.model import Status, Visibility
+from grader.runner import Options, grade
+from grader.sandbox.limits import Limits
+
+
+def test_reference_gets_full_marks():
+    report = grade(paths.solutions_dir())
+    assert report.max_score > 100
+    assert report.score == report.max_score
+    assert {r.status for r in report.results} == {Status.PASSED}
+    assert {r.visibility for r in report.results} == {Visibility.PUBLIC, Visibility.HIDDEN}
+    assert set(report.exercises()) == set(MODULES)
+
+
+def test_untouched_stubs_score_zero_and_say_not_implemented():
+    report = grade(paths.exercises_dir())
+    assert report.score == 0
+    for result in report.results:
+        assert result.status is Status.ERROR, result.name
+        assert [m.id for m in result.messages] == ["fault.not_implemented"], result.name
+
+
+def test_single_python_file(tmp_path):
+    # Everything in one file, sibling imports included, as a student might paste it.
+    source = "\n\n".join((paths.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    path = tmp_path / "everything.py"
+    path.write_text(source)
+    report = grade(path)
+    assert report.score == report.max_score
+
+
+def _notebook(cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = cells
+    return json.dumps(nb)  # not nbformat.writes: a duplicated cell id is what we want to test
+
+
+def test_notebook_with_demo_cells_magics_and_shuffled_order(tmp_path):
+    code = [nbformat.v4.new_code_cell((paths.solutions_dir() / f"{m}.py").read_text()) for m in MODULES]
+    junk = [
+        nbformat.v4.new_code_cell("%matplotlib inline\n!pip install numpy\nimport numpy as np"),
+        nbformat.v4.new_code_cell("x = np.ones((2, 3))\nprint(rmsnorm(x, np.ones(3)))\nassert False, 'demo'"),
+        nbformat.v4.new_markdown_cell("# My answers"),
+        nbformat.v4.new_code_cell("def broken(:\n    pass"),
+    ]
+    cells = [code[5], junk[0], junk[2], *code[:5], junk[1], junk[3], code[0]]  # reordered, duplicated
+    path = tmp_path / "lab.ipynb"
+    path.write_text(_notebook(cells))
+    report = grade(path)
+    assert report.score == report.max_score
+    notes = {n.id for n in report.notes}
+    assert notes == {"submission.cell_magic_removed", "submission.cell_syntax_error"}
+
+
+def test_notebook_that_is_not_json_scores_zero_without_crashing(tmp_path):
+    path = tmp_path / "lab.ipynb"
+    path.write_text('{"cells": [ this is not json')
+    report = grade(path)
+    assert report.score == 0 and report.max_score > 0
+    assert all(r.status is Status.ERROR for r in report.results)
+    assert message_ids(report) == {"submission.notebook_not_json"}
+
+
+def test_missing_file_costs_only_its_exercise(tmp_path):
+    sub = copy_solutions(tmp_path / "sub")
+    (sub / "stack.py").unlink()
+    report = grade(sub)
+    lost = failing(report)
+    assert {r.exercise for r in lost} == {"stack"}
+    assert {m.id for r in lost for m in r.messages} == {"fault.missing"}
+    assert [n.id for n in report.notes] == ["submission.module_missing"]
+
+
+def test_missing_function_costs_only_its_tests(tmp_path):
+    sub = patched(tmp_path / "sub", "residual", "def postnorm_block(", "def post_norm_block(")
+    report = grade(sub)
+    lost = failing(report)
+    assert lost and all("postnorm" in r.name or "post" in r.description.lower() for r in lost)
+    assert {m.id for r in lost for m in r.messages} == {"fault.missing"}
+
+
+def test_syntax_error_costs_only_that_module(tmp_path):
+    sub = patched(tmp_path / "sub", "compare", "def op_counts(C):", "def op_counts(C)")
+    report = grade(sub)
+    assert {r.exercise for r in failing(report)} == {"compare"}
+    assert "fault.import_error" in message_ids(report)
+
+
+def test_exit_at_import_zeroes_that_module_only(tmp_path):
+    sub = patched(tmp_path / "sub", "inspect_config", "import json\n", "import json\nimport os\nos._exit(0)\n")
+    report = grade(sub)
+    lost = failing(report)
+    assert {r.exercise for r in lost} == {"inspect_config"}
+    assert {r.status for r in lost} == {Status.CRASHED}
+    assert "fault.import_crashed" in message_ids(report)
+    others = [r for r in report.results if r.exercise != "inspect_config"]
+    assert all(r.status is Status.PASSED for r in others)
+
+
+def test_infinite_loop_times_out_and_the_rest_is_graded(tmp_path):
+    sub = patched(
+        tmp_path / "sub", "compare", '    """Arithmetic cost', '    while True:\n        pass\n    """Arithmetic cost'
+    )
+    limits = Limits(call_seconds=1.0)
+    report = grade(sub, Options(limits=limits))
+    lost = failing(report)
+    assert lost and {r.status for r in lost} == {Status.TIMEOUT}
+    assert all("op_counts" in r.name for r in lost)
+    assert {m.id for r in lost for m in r.messages} <= {"fault.timeout", "fault.timeout_repeat"}
+    assert sum(r.exercise == "compare" and r.status is Status.PASSED for r in report.results) >= 4
+
+
+def test_patching_allclose_does_not_help(tmp_path):
+    sub = patched(
+        tmp_path / "sub",
+        "layernorm",
+        "import numpy as np\n",
+        "import numpy as np\nnp.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n",
+    )
+    source = (sub / "layernorm.py").read_text().replace("y = xc * rstd * gamma + beta", "y = xc * gamma + beta")
+    (sub / "layernorm.py").write_text(source)
+    report = grade(sub)
+    lost = failing(report)
+    assert {r.exercise for r in lost} <= {"layernorm", "compare"}
+    assert any(r.exercise == "layernorm" and r.visibility is Visibility.PUBLIC for r in lost)
+    assert all(r.status is Status.FAILED for r in lost)
+    assert all(r.status is Status.PASSED for r in report.results if r.exercise not in {"layernorm", "compare"})
+
+
+def test_hidden_feedback_never_shows_expected_values_inputs_or_prints(tmp_path):
+    sub = patched(tmp_path / "sub", "rmsnorm", "y = xf * rstd * gamma", "print(x)\n    y = xf * rstd")
+    report = grade(sub)
+    hidden = [r for r in failing(report) if r.visibility is Visibility.HIDDEN]
+    assert hidden
+    revealing = {
+        "check.values_public",
+        "check.value_public",
+        "check.assertion",
+        "fault.exception_text",
+        "fault.traceback",
+    }
+    for result in hidden:
+        assert not {m.id for m in result.messages} & revealing, result.name
+        assert result.student_output == ""
+    public = [r for r in failing(report) if r.visibility is Visibility.PUBLIC]
+    assert any("check.assertion" in {m.id for m in r.messages} for r in public)
+    assert any(r.student_output for r in public)
+
+
+@pytest.mark.parametrize(
+    "returned", ["np.float64(1.0)", "x.tolist()", "np.ma.masked_array(x)", "x.astype(object)", "{'passed': True}"]
+)
+def test_answers_that_are_not_plain_arrays_fail(tmp_path, returned):
+    sub = patched(tmp_path / "sub", "rmsnorm", "    return y.astype(x.dtype)\n", f"    return {returned}\n")
+    report = grade(sub, Options(suites=("hidden",), select="test_sequence_of_tokens"))
+    rms = [r for r in report.results if r.exercise == "rmsnorm"]
+    assert rms and all(r.status in (Status.FAILED, Status.ERROR) for r in rms)
+    ids = {m.id for r in rms for m in r.messages}
+    assert ids & {"check.not_array", "check.bad_kind", "check.shape", "fault.bad_result"}, ids
+
+
+def test_json_report_round_trips(tmp_path):
+    from grader import reporters
+
+    report = grade(paths.solutions_dir(), Options(suites=("public",)))
+    data = json.loads(reporters.to_json(report))
+    assert data["score"] == data["max_score"] == report.max_score
+    assert {"name", "score", "max_score", "status", "output"} <= set(data["tests"][0])

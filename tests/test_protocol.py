@@ -1,0 +1,87 @@
+"""The wire format: data round-trips, everything else is refused."""
+
+import io
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from grader.worker import protocol
+from grader.worker.protocol import ProtocolError, Unsupported, WireCallable, WireFile, decode, encode
+
+
+def test_round_trip_of_every_supported_value():
+    tree = {
+        "a": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "t": (1, 2.5, "s", None, True),
+        "l": [np.float64(3.5), np.int32(7), {"nested": np.zeros((0, 4))}],
+    }
+    back = decode(encode(tree))
+    assert type(back["a"]) is np.ndarray and back["a"].dtype == np.float32
+    np.testing.assert_array_equal(back["a"], tree["a"])
+    assert back["t"] == (1, 2.5, "s", None, True)
+    assert back["l"][0] == 3.5 and isinstance(back["l"][0], np.float64)
+    assert back["l"][1] == 7 and back["l"][2]["nested"].shape == (0, 4)
+
+
+class Lying(np.ndarray):
+    def __eq__(self, other):
+        return True
+
+
+@pytest.mark.parametrize("value", [object(), Lying((2,)), np.ma.masked_array([1.0]), np.array([object()]), {1: 2}])
+def test_values_that_are_not_data_arrive_as_unsupported(value):
+    back = decode(encode({"v": value}))
+    assert isinstance(back["v"], Unsupported)
+
+
+def test_callables_and_files_cross_only_as_requests():
+    payload = encode([WireCallable("scale", {"factor": 2.0}), WireFile("c.json", "{}")])
+    assert decode(payload, requests=True)[0] == {"$callable": {"kind": "scale", "params": {"factor": 2.0}}}
+    with pytest.raises(ProtocolError):
+        decode(payload)
+
+
+def _payload(header: object, blobs: list[bytes]) -> bytes:
+    raw = json.dumps(header).encode()
+    return struct.pack(">I", len(raw)) + raw + b"".join(struct.pack(">Q", len(b)) + b for b in blobs)
+
+
+def _npy(array) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=True)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"",
+        b"\x00\x00\x00\x05{}",
+        _payload({"$array": 3}, []),
+        _payload({"$array": 0}, [b"\x93NUMPY garbage"]),
+        _payload({"$array": 0}, [_npy(np.array([{"pickled": 1}], dtype=object))]),
+        _payload({"$weird": 1}, []),
+        _payload({"$scalar": 0}, [_npy(np.zeros(3))]),
+        struct.pack(">I", 4) + b"1e99999999999",
+    ],
+)
+def test_malformed_payloads_are_refused(payload):
+    with pytest.raises(ProtocolError):
+        decode(payload)
+
+
+def test_deeply_nested_structures_are_refused():
+    deep: object = 1
+    for _ in range(100):
+        deep = [deep]
+    with pytest.raises(ProtocolError):
+        decode(_payload(deep, []))
+
+
+def test_frame_length_is_capped():
+    header = struct.pack(">Q", 10_000)
+    assert protocol.frame_length(header, 10_000) == 10_000
+    with pytest.raises(ProtocolError):
+        protocol.frame_length(header, 9_999)
