@@ -25,3 +25,14 @@ def test_layernorm_backward_shapes(student):
     dx, dgamma, dbeta = student.layernorm_backward(np.ones_like(x), x, np.ones(6), np.zeros(6))
     assert dx.shape == (2, 3, 6) and dgamma.shape == (6,) and dbeta.shape == (6,)
     np.testing.assert_allclose(dbeta, np.full(6, 6.0))
+
+
+def test_layernorm_backward_matches_finite_differences(student):
+    """dx agrees with a numerical derivative of sum(layernorm(x) * dout)."""
+    rng = np.random.default_rng(14)
+    x, gamma, beta, dout = rng.standard_normal((2, 5)), rng.standard_normal(5), rng.standard_normal(5), rng.standard_normal((2, 5))
+    dx, _, _ = student.layernorm_backward(dout, x, gamma, beta)
+    step = np.zeros_like(x)
+    step[1, 2] = 1e-6
+    slope = np.sum((student.layernorm(x + step, gamma, beta) - student.layernorm(x - step, gamma, beta)) * dout) / 2e-6
+    np.testing.assert_allclose(dx[1, 2], slope, rtol=1e-5, atol=1e-8)

@@ -19,3 +19,11 @@ def test_shift_response(student):
     moved = student.shift_response(x, 5.0)
     assert moved["layernorm"] < 1e-9
     assert moved["rmsnorm"] > 0.1
+
+
+def test_scale_response_is_small_for_both(student):
+    """Multiplying the input by 10 barely moves either norm's output (both divide out the scale)."""
+    x = np.random.default_rng(13).standard_normal((3, 16))
+    moved = student.scale_response(x, 10.0)
+    assert set(moved) == {"rmsnorm", "layernorm"}
+    assert moved["rmsnorm"] < 1e-4 and moved["layernorm"] < 1e-4

@@ -30,3 +30,30 @@ def test_trace_rows_chain(student):
     x = np.random.default_rng(9).standard_normal((4, 8))
     trace = student.stack_trace(x, params)
     np.testing.assert_allclose(trace[1:, 0], trace[:-1, 2], rtol=1e-12)
+
+
+def test_ffn_stub_is_position_wise(student):
+    """The FFN stub transforms each position on its own: changing one token changes one row."""
+    rng = np.random.default_rng(11)
+    h = rng.standard_normal((4, 6))
+    w_gate, w_up, w_down = rng.standard_normal((6, 9)), rng.standard_normal((6, 9)), rng.standard_normal((9, 6))
+    changed = h.copy()
+    changed[2] += 1.0
+    a, b = student.ffn_stub(h, w_gate, w_up, w_down), student.ffn_stub(changed, w_gate, w_up, w_down)
+    assert a.shape == (4, 6)
+    np.testing.assert_allclose(np.delete(a, 2, axis=0), np.delete(b, 2, axis=0), rtol=1e-12)
+    assert not np.allclose(a[2], b[2])
+
+
+def test_token_norm_small_example(student):
+    """token_norm of tokens [3, 4] and [0, 0] is the mean of 5 and 0."""
+    assert abs(student.token_norm(np.array([[3.0, 4.0], [0.0, 0.0]])) - 2.5) < 1e-12
+
+
+def test_postnorm_stack_stays_at_unit_scale(student):
+    """With unit gains, every post-norm output token has RMS ~1 and depth_rms row 1 stays ~1."""
+    params = student.init_params(n_layers=4, C=8, seed=3)
+    x = np.random.default_rng(12).standard_normal((5, 8)) * 10
+    out = student.stack_forward_postnorm(x, params)
+    np.testing.assert_allclose(np.sqrt(np.mean(out**2, axis=-1)), np.ones(5), rtol=1e-5)
+    np.testing.assert_allclose(student.depth_rms(x, params)[1, 1:], np.ones(4), rtol=1e-5)
