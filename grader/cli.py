@@ -58,9 +58,9 @@ sandbox_option = click.option(
 
 
 def _require(flag: bool | None) -> bool:
-    if flag is not None:
-        return flag
-    return os.environ.get("NORMLAB_REQUIRE_SANDBOX", "").strip().lower() in ("1", "true", "yes")
+    from grader.runner import env_flag
+
+    return flag if flag is not None else env_flag("NORMLAB_REQUIRE_SANDBOX")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -138,6 +138,68 @@ def grade(
         Path(output).write_text(text, encoding="utf-8")
     else:
         click.echo(text, nl=False)
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the layers as JSON.")
+@lang_option
+def doctor(as_json: bool, lang: str | None) -> None:
+    """Check every isolation layer by running a probe in a real worker.
+
+    Exits 0 when every layer is active and 1 when any is missing.
+    """
+    import json
+
+    from grader.sandbox.doctor import diagnose
+
+    statuses = diagnose()
+    language = _lang(lang)
+    if as_json:
+        click.echo(json.dumps([{"layer": s.name, "active": s.active, "detail": s.detail} for s in statuses], indent=2))
+    else:
+        for status in statuses:
+            state = render(Message("doctor.active" if status.active else "doctor.missing"), language)
+            click.echo(f"{status.name:<17} {state:<8} {status.detail}")
+        all_on = all(s.active for s in statuses)
+        click.echo(render(Message("doctor.all_active" if all_on else "doctor.degraded"), language))
+    sys.exit(0 if all(s.active for s in statuses) else EXIT_FAILED_CHECK)
+
+
+@main.command()
+@click.option("--rounds", default=3, show_default=True, help="Gradings per mode.")
+@click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
+def bench(rounds: int, as_json: bool) -> None:
+    """Measure the sandbox's overhead: grade the reference with full isolation and with the
+    process-only baseline, alternating, and report the ratio of the median times."""
+    import json
+    import statistics
+
+    from grader.bench import measure
+
+    result = measure(rounds)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "full_seconds": result.full_seconds,
+                    "baseline_seconds": result.baseline_seconds,
+                    "full_layers": result.full_layers,
+                    "baseline_layers": result.baseline_layers,
+                    "ratio": result.ratio,
+                },
+                indent=2,
+            )
+        )
+        return
+    click.echo(
+        f"full isolation ({', '.join(result.full_layers)}): "
+        f"median {statistics.median(result.full_seconds):.2f} s over {rounds} gradings"
+    )
+    click.echo(
+        f"process-only baseline ({', '.join(result.baseline_layers)}): "
+        f"median {statistics.median(result.baseline_seconds):.2f} s over {rounds} gradings"
+    )
+    click.echo(f"overhead ratio (full / baseline): {result.ratio:.2f}")
 
 
 @main.command()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from grader.faults import GraderFault
 from grader.sandbox.launch import Launch
 from grader.sandbox.limits import Limits
 from grader.worker import protocol
@@ -114,6 +115,9 @@ class Worker:
             preexec_fn=launch.preexec,
             start_new_session=True,
             close_fds=True,
+            user=launch.uid,
+            group=launch.uid,
+            extra_groups=[] if launch.uid is not None else None,
         )
         os.close(req_r)
         os.close(resp_w)
@@ -133,7 +137,8 @@ class Worker:
         reply = self._wait(deadline=time.monotonic() + max(self.limits.call_seconds, 30.0))
         if reply.kind != "answer" or reply.message.get("event") != "ready":
             self.kill()
-            raise RuntimeError(f"the worker did not start: {reply.kind} {reply.detail} {reply.stderr[-2000:]}")
+            # Nothing of the student's has run yet: a worker that cannot start is our fault.
+            raise GraderFault(f"the worker did not start ({reply.kind}): {reply.detail} {reply.stderr[-2000:]}")
         self.ready = reply.message
 
     def _read_frames(self, fd: int, frames: queue.Queue[tuple[str, Any]]) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from grader import checks
-from grader.faults import StudentFault
+from grader.faults import GraderFault, StudentFault
 from grader.messages import Message
 from grader.model import CheckResult, Status, Visibility
 from grader.proxy import StudentProxy
@@ -141,7 +141,10 @@ class GradingPlugin:
             status = Status.FAILED
             messages = [Message("check.failed_hidden")]
         else:
-            self.grader_faults.append(f"{key} raised {report.longreprtext[-3000:]}")
+            # A fault of the grader: record it once, stop the run, issue no score.
+            detail = str(exc) if isinstance(exc, GraderFault) else report.longreprtext[-3000:]
+            self.grader_faults.append(f"{key}: {detail}")
+            item.session.shouldstop = "grader fault"
             status = Status.ERROR
             messages = [Message("result.grader_fault")]
         output = self.proxy.take_output()

@@ -32,16 +32,24 @@ from grader.submission import prepare
 SUITES = ("public", "hidden")
 
 
+def env_flag(name: str) -> bool:
+    """Whether an environment variable is set to a true value (1, true, yes)."""
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
+
+
 @dataclass(frozen=True)
 class Options:
     """How to grade, beyond what to grade."""
 
     suites: tuple[str, ...] = SUITES
     limits: Limits = field(default_factory=Limits)
-    require_sandbox: bool = False
-    """Refuse to grade (a grader fault) when any isolation layer is missing."""
+    require_sandbox: bool = field(default_factory=lambda: env_flag("NORMLAB_REQUIRE_SANDBOX"))
+    """Refuse to grade (a grader fault) when any isolation layer is missing. Defaults to the
+    ``NORMLAB_REQUIRE_SANDBOX`` environment variable, so CI can require it everywhere."""
     slot: int = 0
     """Which concurrent worker slot this grading uses (selects its unprivileged uid)."""
+    baseline: bool = False
+    """Process isolation only, for measuring what the other layers cost. Never for grading."""
     select: str | None = None
     """A pytest ``-k`` expression to run only some tests (for debugging a suite)."""
 
@@ -89,7 +97,17 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
     reference = Reference(paths.solutions_dir()) if hidden else None
     prepared = prepare(submission)
     scratch = Path(tempfile.mkdtemp(prefix="normlab-run-"))
-    plan = sandbox_policy.plan(prepared, options.limits, slot=options.slot, require=options.require_sandbox)
+    try:
+        plan = sandbox_policy.plan(
+            prepared.directory,
+            options.limits,
+            slot=options.slot,
+            require=options.require_sandbox,
+            baseline=options.baseline,
+        )
+    except GraderFault:
+        prepared.cleanup()
+        raise
     worker = Worker(plan.launcher, prepared.setup(), options.limits)
     proxy = StudentProxy(prepared, worker, options.limits)
     plugin = GradingPlugin(proxy, reference, hidden)
@@ -122,7 +140,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         plan.cleanup()
         shutil.rmtree(scratch, ignore_errors=True)
     if plugin.grader_faults:
-        raise GraderFault("\n\n".join(plugin.grader_faults))
+        raise GraderFault(plugin.grader_faults[0])
     if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         raise GraderFault(f"pytest stopped with exit code {int(code)}")
     return Report(
@@ -130,7 +148,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         results=tuple(plugin.ordered_results()),
         suites=options.suites,
         isolation=plan.layers,
-        missing_layers=plan.missing,
+        missing_layers=tuple(plan.missing),
         notes=tuple(prepared.notes),
         worker_uid=worker.ready.get("uid") if isinstance(worker.ready.get("uid"), int) else None,
         seconds=time.monotonic() - started,

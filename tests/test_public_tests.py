@@ -7,8 +7,13 @@ from grader import paths
 
 
 def _pytest(directory):
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(directory)],
-                          capture_output=True, text=True, cwd=directory, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(directory)],
+        capture_output=True,
+        text=True,
+        cwd=directory,
+        timeout=300,
+    )
 
 
 def test_public_tests_pass_on_the_reference_with_plain_pytest():

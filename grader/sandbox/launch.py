@@ -1,16 +1,37 @@
-"""How a worker process is started: the command, its environment and the layers around it."""
+"""How a worker process is started: the command, its environment and the layers around it.
+
+Two launchers, the second wrapping the first's command:
+
+* :func:`process_launch`: a separate process with rlimits, ``python -I`` and a clean
+  environment; as root, ``Popen`` drops it to the slot's uid when the interpreter is readable.
+* :func:`bwrap_launch`: the same command inside bubblewrap: new PID, network, IPC, UTS and
+  mount namespaces, a read-only view of only the interpreter, the venv, the harness and the
+  one submission, and a size-capped private ``/tmp``. As root, bubblewrap is started with its
+  privileges (so it can bind paths only root can read) and ``setpriv`` inside the sandbox drops
+  to the slot's uid with no capabilities before Python starts.
+
+The seccomp filter is not applied by either: the harness loads it itself, after numpy and
+before the student's code.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader.sandbox.limits import Limits
 
 HARNESS_DIR = Path(__file__).resolve().parent.parent / "worker"
+PACKAGE_DIR = HARNESS_DIR.parent
+
+# Where things appear inside the bubblewrap view.
+SANDBOX_HARNESS = "/normlab/worker"
+SANDBOX_SUBMISSION = "/submission"
+SANDBOX_TMP = "/tmp"
 
 # One BLAS thread: results are bit-stable across machines and a worker uses one core.
 PINNED_THREADS = {
@@ -29,42 +50,174 @@ class Launch:
     argv: list[str]
     env: dict[str, str]
     preexec: Callable[[], None]
-    layers: tuple[str, ...]
-    """Isolation layers this launch provides."""
-    missing: tuple[str, ...] = ()
-    """Layers that were asked for but are not available here."""
-    uid: int | None = None
-    directory: str = ""
+    directory: str
     """Where the worker sees the submission."""
+    uid: int | None = None
+    """The uid ``Popen`` should switch to (process launch as root), else None."""
     seccomp: bytes | None = None
     """A BPF program for the harness to load before importing student code."""
-    cleanup: list[Path] = field(default_factory=list)
 
 
 def clean_env(scratch: str) -> dict[str, str]:
-    """A minimal environment: nothing of the grader's (tokens, paths) leaks to the student."""
+    """A minimal environment: nothing of the grader's (tokens, paths) reaches the student."""
     return {"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8", **PINNED_THREADS}
 
 
-def process_launch(submission_dir: Path, scratch: Path, limits: Limits) -> Launch:
-    """The baseline: a separate process with rlimits, ``python -I`` and a clean environment."""
+def python_argv(harness_dir: str) -> list[str]:
+    # -I: no user site, no PYTHON* variables, no script directory on sys.path;
+    # -B: never write .pyc files next to the student's modules.
+    return [sys.executable, "-I", "-B", "-X", "faulthandler", f"{harness_dir}/harness.py"]
+
+
+def process_launch(
+    submission_dir: Path, scratch: Path, limits: Limits, *, uid: int | None = None, seccomp: bytes | None = None
+) -> Launch:
+    """A separate process with rlimits, ``python -I`` and a clean environment."""
 
     def preexec() -> None:
-        limits.apply_rlimits(unprivileged=False)
+        limits.apply_rlimits(unprivileged=uid is not None)
 
-    argv = [sys.executable, "-I", "-X", "faulthandler", str(HARNESS_DIR / "harness.py")]
     return Launch(
-        argv=argv,
+        argv=python_argv(str(HARNESS_DIR)),
         env=clean_env(str(scratch)),
         preexec=preexec,
-        layers=("process", "rlimits", "wall-clock"),
         directory=str(submission_dir),
+        uid=uid,
+        seccomp=seccomp,
+    )
+
+
+def _ancestors(paths: list[Path]) -> list[Path]:
+    """Every directory above the bound paths, outermost first, that bubblewrap must create."""
+    seen: dict[Path, None] = {}
+    for path in paths:
+        for parent in reversed(path.parents):
+            if parent != Path("/") and not str(parent).startswith("/usr"):
+                seen.setdefault(parent)
+    return [p for p in seen if p not in paths]
+
+
+def interpreter_roots() -> list[Path]:
+    """The directories the interpreter needs: its installation and the venv, if any."""
+    roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
+    executable = Path(sys.executable).resolve()
+    if not any(executable.is_relative_to(r) for r in roots):
+        roots.add(executable.parent)
+    # /usr is bound whole already; anything below it needs no bind of its own.
+    return sorted(r for r in roots if not r.is_relative_to("/usr"))
+
+
+def hidden_dirs(roots: list[Path]) -> list[Path]:
+    """Grader directories that would be visible through a bound root (an installed package):
+    they hold the hidden suites and the reference, so an empty tmpfs covers them."""
+    package = PACKAGE_DIR.resolve()
+    return [package] if any(package.is_relative_to(r) for r in [*roots, Path("/usr")]) else []
+
+
+def bwrap_launch(
+    submission_dir: Path,
+    scratch: Path,
+    limits: Limits,
+    *,
+    uid: int | None,
+    seccomp: bytes | None,
+    bwrap: str | None = None,
+) -> Launch:
+    """The process launch, inside bubblewrap. ``uid`` is used only when running as root."""
+    bwrap = bwrap or shutil.which("bwrap") or "bwrap"
+    roots = interpreter_roots()
+    argv = [
+        bwrap,
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ]
+    if os.geteuid() != 0:
+        # Unprivileged: a user namespace gives bubblewrap its mounts; no nested ones after.
+        argv += ["--unshare-user", "--disable-userns"]
+    for key, value in clean_env(SANDBOX_TMP).items():
+        argv += ["--setenv", key, value]
+    argv += [
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--symlink",
+        "usr/sbin",
+        "/sbin",
+        "--perms",
+        "1777",
+        "--size",
+        str(limits.tmpfs_bytes),
+        "--tmpfs",
+        SANDBOX_TMP,
+    ]
+    for parent in _ancestors(roots):
+        argv += ["--perms", "0755", "--dir", str(parent)]
+    for root in roots:
+        argv += ["--ro-bind", str(root), str(root)]
+    for hidden in hidden_dirs(roots):
+        argv += ["--tmpfs", str(hidden)]
+    argv += [
+        "--perms",
+        "0755",
+        "--dir",
+        str(Path(SANDBOX_HARNESS).parent),
+        "--ro-bind",
+        str(HARNESS_DIR),
+        SANDBOX_HARNESS,
+        "--ro-bind",
+        str(submission_dir),
+        SANDBOX_SUBMISSION,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--chdir",
+        SANDBOX_TMP,
+        "--",
+    ]
+    if os.geteuid() == 0 and uid is not None:
+        argv += [
+            "/usr/bin/setpriv",
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--no-new-privs",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+        ]
+    argv += python_argv(SANDBOX_HARNESS)
+
+    def preexec() -> None:
+        limits.apply_rlimits(unprivileged=uid is not None)
+
+    return Launch(
+        argv=argv,
+        env={"PATH": "/usr/bin:/bin"},
+        preexec=preexec,
+        directory=SANDBOX_SUBMISSION,
+        seccomp=seccomp,
     )
 
 
 def python_is_shared() -> bool:
-    """Whether the interpreter's files are readable by other users (needed to drop the uid)."""
-    for path in (Path(sys.executable).resolve(), Path(sys.base_prefix).resolve()):
+    """Whether other users can reach and run the interpreter (needed to drop the uid without
+    bubblewrap's bind mounts)."""
+    for path in (Path(sys.executable).resolve(), Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()):
         for part in [path, *path.parents]:
             if part.exists() and not os.stat(part).st_mode & 0o005:
                 return False

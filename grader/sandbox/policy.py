@@ -1,40 +1,183 @@
-"""Choose the isolation for a grading from what this machine offers, and say what is missing."""
+"""Choose the isolation for a grading from what this machine offers, and say what is missing.
+
+Layers, weakest first. The first three are always on; the others depend on the machine:
+
+=================== ==========================================================================
+``process``         student code runs in a separate process; only data crosses, size-capped
+``rlimits``         CPU time, address space, file size, no core files (and processes per uid)
+``wall-clock``      every call has a time limit enforced from outside with SIGKILL
+``namespaces``      bubblewrap: new PID/network/IPC/UTS/mount namespaces, a read-only view of
+                    only the interpreter and the submission, a size-capped private /tmp
+``unprivileged-uid`` the worker runs as its slot's own uid with no capabilities
+``seccomp``         no fork, exec, socket, kill, ptrace, mount or namespace changes
+=================== ==========================================================================
+
+Where a layer is missing, grading still works with the others and every report says so;
+``require=True`` (``--require-sandbox`` or ``NORMLAB_REQUIRE_SANDBOX=1``) turns a missing layer
+into a grader fault.
+"""
 
 from __future__ import annotations
 
+import os
+import platform
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from grader.faults import GraderFault
-from grader.sandbox.launch import Launch, process_launch
+from grader.sandbox import seccomp
+from grader.sandbox.launch import Launch, bwrap_launch, process_launch, python_is_shared
 from grader.sandbox.limits import Limits
-from grader.submission import Prepared
 
-ALL_LAYERS = ("process", "rlimits", "wall-clock")
+BASE_LAYERS = ("process", "rlimits", "wall-clock")
+OPTIONAL_LAYERS = ("namespaces", "unprivileged-uid", "seccomp")
+ALL_LAYERS = BASE_LAYERS + OPTIONAL_LAYERS
+DEFAULT_UID_BASE = 61000
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What this machine offers, probed once per process."""
+
+    bwrap: str | None
+    """Path of a bubblewrap that works here, or None."""
+    bwrap_problem: str
+    seccomp_filter: bytes | None
+    seccomp_problem: str
+    root: bool
+    python_shared: bool
+    setpriv: bool
+
+
+def _bwrap_path() -> str | None:
+    return os.environ.get("NORMLAB_BWRAP") or shutil.which("bwrap")
+
+
+def _try_bwrap(path: str) -> str:
+    """Empty string if bubblewrap can create a sandbox here, else what went wrong."""
+    argv = [
+        path,
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--die-with-parent",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
+    if os.geteuid() != 0:
+        argv += ["--unshare-user"]
+    try:
+        out = subprocess.run([*argv, "--", "/usr/bin/true"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{path} could not run: {exc}"
+    return "" if out.returncode == 0 else f"{path} failed: {out.stderr.strip()[:300]}"
+
+
+@cache
+def machine() -> Machine:
+    path = _bwrap_path()
+    if path is None or not Path(path).exists():
+        bwrap, bwrap_problem = None, "bubblewrap (bwrap) is not installed"
+    else:
+        problem = _try_bwrap(path)
+        bwrap, bwrap_problem = (path, "") if not problem else (None, problem)
+    try:
+        program: bytes | None = seccomp.build_filter()
+        seccomp_problem = ""
+        if "Seccomp:" not in Path("/proc/self/status").read_text():
+            program, seccomp_problem = None, "this kernel does not report seccomp support"
+    except seccomp.UnsupportedArchitecture:
+        program, seccomp_problem = None, f"no syscall table for the {platform.machine()} architecture"
+    return Machine(
+        bwrap=bwrap,
+        bwrap_problem=bwrap_problem,
+        seccomp_filter=program,
+        seccomp_problem=seccomp_problem,
+        root=os.geteuid() == 0,
+        python_shared=python_is_shared(),
+        setpriv=Path("/usr/bin/setpriv").exists(),
+    )
+
+
+def slot_uid(slot: int) -> int:
+    """The unprivileged uid of a concurrent worker slot (distinct per slot, as in isolate)."""
+    return int(os.environ.get("NORMLAB_UID_BASE", DEFAULT_UID_BASE)) + slot
 
 
 @dataclass
 class Plan:
-    """How the workers of one grading are started."""
+    """How the workers of one grading are started, and which layers that gives."""
 
     launcher: Callable[[], Launch]
     layers: tuple[str, ...]
-    missing: tuple[str, ...]
+    missing: dict[str, str]
+    """Missing layer -> why, and how to get it."""
     scratch: Path
+    uid: int | None
 
     def cleanup(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def plan(prepared: Prepared, limits: Limits, *, slot: int = 0, require: bool = False) -> Plan:
-    """The strongest isolation available here for ``prepared``."""
-    scratch = Path(tempfile.mkdtemp(prefix="normlab-scratch-"))
-    launch = process_launch(prepared.directory, scratch, limits)
-    missing: tuple[str, ...] = ()
+def missing_layers(m: Machine, *, baseline: bool = False) -> dict[str, str]:
+    """The optional layers this machine cannot provide, each with the reason and the remedy."""
+    if baseline:
+        return {layer: "disabled for a process-only baseline" for layer in OPTIONAL_LAYERS}
+    missing = {}
+    if m.bwrap is None:
+        missing["namespaces"] = f"{m.bwrap_problem}; install it: apt-get install bubblewrap"
+    if not m.root:
+        missing["unprivileged-uid"] = "the grader is not running as root, so it cannot give workers their own uid"
+    elif m.bwrap is not None and not m.setpriv:
+        missing["unprivileged-uid"] = "/usr/bin/setpriv (util-linux) is missing"
+    elif m.bwrap is None and not m.python_shared:
+        missing["unprivileged-uid"] = (
+            "the interpreter is not readable by other users; install bubblewrap, "
+            "or use a venv built from a world-readable Python"
+        )
+    if m.seccomp_filter is None:
+        missing["seccomp"] = m.seccomp_problem
+    return missing
+
+
+def plan(prepared_dir: Path, limits: Limits, *, slot: int = 0, require: bool = False, baseline: bool = False) -> Plan:
+    """The strongest isolation available here for the submission copied to ``prepared_dir``.
+
+    ``baseline=True`` gives the process-only launch (for measuring the sandbox's overhead).
+    """
+    m = machine()
+    missing = missing_layers(m, baseline=baseline)
     if require and missing:
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise GraderFault(f"isolation layers required but missing: {', '.join(missing)}")
-    return Plan(launcher=lambda: launch, layers=launch.layers, missing=missing, scratch=scratch)
+        raise GraderFault(
+            "isolation layers required but missing: " + "; ".join(f"{k}: {v}" for k, v in missing.items())
+        )
+    uid = slot_uid(slot) if "unprivileged-uid" not in missing else None
+    scratch = Path(tempfile.mkdtemp(prefix="normlab-scratch-"))
+    if uid is not None:
+        os.chown(scratch, uid, uid)
+    program = m.seccomp_filter if "seccomp" not in missing else None
+    if "namespaces" not in missing:
+        launch = bwrap_launch(prepared_dir, scratch, limits, uid=uid, seccomp=program, bwrap=m.bwrap)
+    else:
+        launch = process_launch(prepared_dir, scratch, limits, uid=uid, seccomp=program)
+    layers = BASE_LAYERS + tuple(layer for layer in OPTIONAL_LAYERS if layer not in missing)
+    return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=scratch, uid=uid)

@@ -1,0 +1,59 @@
+"""Grade many submissions in parallel on one machine, each in its own worker slot.
+
+Every grading runs in a pool process of its own (trusted code only) and uses that process's
+slot, so concurrent workers never share a uid. One submission's failure, even a fault of the
+grader, is returned as that submission's outcome and never stops the others.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import replace
+from pathlib import Path
+
+from grader.faults import GraderFault
+from grader.model import Report
+from grader.runner import Options, grade
+from grader.submission import SubmissionError
+
+_slot = -1
+
+
+def _claim_slot(counter: multiprocessing.sharedctypes.Synchronized[int]) -> None:
+    global _slot
+    with counter.get_lock():
+        _slot = counter.value
+        counter.value += 1
+
+
+def _grade_in_slot(path: str, options: Options) -> Report | str:
+    try:
+        return grade(path, replace(options, slot=_slot))
+    except (GraderFault, SubmissionError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def default_jobs() -> int:
+    return max(1, len(os.sched_getaffinity(0)))
+
+
+def grade_many(
+    submissions: list[Path], options: Options | None = None, jobs: int | None = None
+) -> Iterator[tuple[Path, Report | str]]:
+    """Yield ``(submission, report)`` as each grading finishes; a string instead of a report
+    says why that submission could not be graded (no score is issued for it)."""
+    options = options or Options()
+    jobs = jobs or default_jobs()
+    context = multiprocessing.get_context("spawn")
+    counter = context.Value("i", 0)
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_claim_slot, initargs=(counter,)
+    ) as pool:
+        futures: dict[Future[Report | str], Path] = {
+            pool.submit(_grade_in_slot, str(path), options): path for path in submissions
+        }
+        for future in as_completed(futures):
+            yield futures[future], future.result()

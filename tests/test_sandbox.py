@@ -1,0 +1,120 @@
+"""The isolation layers: each one checked from inside a real worker, and honest degradation."""
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from grader import paths
+from grader.runner import Options, env_flag, grade
+from grader.sandbox import seccomp
+from grader.sandbox.doctor import diagnose
+from grader.sandbox.policy import ALL_LAYERS, slot_uid
+
+ROOT = Path(__file__).resolve().parent.parent
+SANDBOX_REQUIRED = env_flag("NORMLAB_REQUIRE_SANDBOX")
+
+
+def normlab(*args, **env):
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, **env},
+        timeout=600,
+    )
+
+
+def test_doctor_checks_every_layer_from_inside_a_worker():
+    statuses = {s.name: s for s in diagnose()}
+    assert list(statuses) == list(ALL_LAYERS)
+    assert all(statuses[name].active for name in ("process", "rlimits", "wall-clock"))
+    if SANDBOX_REQUIRED:  # CI installs bubblewrap and runs as root: everything must be on
+        assert all(s.active for s in statuses.values()), {s.name: s.detail for s in statuses.values()}
+        assert "hidden suites visible: False" in statuses["namespaces"].detail
+
+
+def test_doctor_without_bubblewrap_reports_honestly():
+    out = normlab("doctor", "--json", NORMLAB_BWRAP="/nonexistent/bwrap")
+    assert out.returncode == 1
+    layers = {entry["layer"]: entry for entry in json.loads(out.stdout)}
+    assert layers["namespaces"]["active"] is False
+    assert "apt-get install bubblewrap" in layers["namespaces"]["detail"]
+    assert layers["process"]["active"] and layers["wall-clock"]["active"]
+
+
+def test_missing_layer_is_a_hard_error_when_required():
+    out = normlab("grade", "solutions", "--require-sandbox", NORMLAB_BWRAP="/nonexistent/bwrap")
+    assert out.returncode == 3 and "namespaces" in out.stderr and out.stdout == ""
+    out = normlab("grade", "solutions", NORMLAB_BWRAP="/nonexistent/bwrap", NORMLAB_REQUIRE_SANDBOX="1")
+    assert out.returncode == 3
+
+
+def test_degraded_grading_still_works_and_every_report_says_so():
+    env = {"NORMLAB_BWRAP": "/nonexistent/bwrap", "NORMLAB_REQUIRE_SANDBOX": "0"}
+    data = json.loads(normlab("grade", "solutions", "--json", **env).stdout)
+    assert data["score"] == data["max_score"]
+    assert "namespaces" in data["isolation"]["missing"]
+    text = normlab("grade", "solutions", "--public-only", **env).stdout
+    assert "WARNING: degraded isolation" in text and "namespaces" in text
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are assigned only when the grader runs as root")
+def test_each_slot_runs_as_its_own_uid():
+    report = grade(paths.solutions_dir(), Options(suites=("public",), slot=3))
+    assert report.worker_uid == slot_uid(3) and "unprivileged-uid" in report.isolation
+
+
+def test_seccomp_filter_denies_process_creation_and_sockets_but_not_threads():
+    # A forked child loads the real filter and reports what still works.
+    code = """
+import os, socket, subprocess, sys, threading
+import numpy as np
+from grader.sandbox.seccomp import build_filter
+sys.argv = ["harness", "0", "1"]
+sys.path.insert(0, "grader/worker")
+import harness
+harness.load_seccomp(np.frombuffer(build_filter(), dtype=np.uint8))
+seen = {}
+for name, call in [("fork", os.fork), ("socket", socket.socket), ("exec", lambda: subprocess.run(["true"])),
+                   ("kill", lambda: os.kill(os.getppid(), 0)), ("setsid", os.setsid)]:
+    try:
+        call()
+        seen[name] = "allowed"
+    except OSError as exc:
+        seen[name] = exc.errno
+box = []
+thread = threading.Thread(target=lambda: box.append(float((np.ones((64, 64)) @ np.ones((64, 64)))[0, 0])))
+thread.start(); thread.join()
+seen["thread"] = box
+print(seen)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.returncode == 0, out.stderr
+    seen = eval(out.stdout)  # our own child's repr of a dict of ints and lists
+    assert {seen[k] for k in ("fork", "socket", "exec", "kill", "setsid")} == {1}  # EPERM
+    assert seen["thread"] == [64.0]
+
+
+def test_seccomp_program_shape():
+    program = seccomp.build_filter("x86_64")
+    assert len(program) % 8 == 0 and len(program) // 8 < 100
+    assert "execve" in seccomp.denied_calls("x86_64") and "clone" not in seccomp.denied_calls("x86_64")
+    with pytest.raises(seccomp.UnsupportedArchitecture):
+        seccomp.build_filter("sparc")
+    assert platform.machine() not in ("x86_64", "aarch64") or seccomp.build_filter()
+
+
+def test_bench_reports_a_ratio_from_one_run():
+    out = normlab("bench", "--rounds", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert len(data["full_seconds"]) == len(data["baseline_seconds"]) == 1
+    assert data["ratio"] > 0 and data["baseline_layers"] == ["process", "rlimits", "wall-clock"]
+    assert np.isclose(data["ratio"], data["full_seconds"][0] / data["baseline_seconds"][0])
