@@ -1,0 +1,133 @@
+"""Calling a student's function and describing what happened, as data.
+
+Shared by the worker's harness and by the in-kernel runner of the native nbgrader path, so
+both observe a call the same way: arguments rebuilt from their wire descriptions, print
+output captured with a cap, in-place changes to array arguments detected, exceptions turned
+into a report. Standard library and numpy only: the sandbox can see this file.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import os
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import callables
+import numpy as np
+
+OUTPUT_CAP = 16 * 1024  # characters of print output kept per call
+MESSAGE_CAP = 2000  # characters of an exception message kept
+
+
+class CappedText(io.TextIOBase):
+    """A text sink that keeps the first ``cap`` characters and counts the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap, self.size, self.dropped = cap, 0, 0
+        self.parts: list[str] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        s = str(s)
+        room = self.cap - self.size
+        if room > 0:
+            self.parts.append(s[:room])
+            self.size += min(room, len(s))
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+
+    def text(self) -> str:
+        tail = f"\n[... {self.dropped} more characters not shown]" if self.dropped else ""
+        return "".join(self.parts) + tail
+
+
+def student_traceback(exc: BaseException, directory: str) -> str:
+    """The traceback restricted to frames in the student's own files."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(directory)]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
+    return "".join(lines)[-4000:]
+
+
+def exception_report(exc: BaseException, directory: str) -> dict[str, Any]:
+    cls = type(exc)
+    return {
+        "exc_type": cls.__name__,
+        "builtin": cls.__module__ == "builtins" and getattr(builtins, cls.__name__, None) is cls,
+        "message": str(exc)[:MESSAGE_CAP] if not isinstance(exc, SystemExit) else repr(exc.code),
+        "traceback": student_traceback(exc, directory),
+    }
+
+
+def materialize(node: Any, built: list[callables.Recorded], scratch: str) -> Any:
+    """Turn request data into call arguments: callables and files become real objects."""
+    if isinstance(node, dict) and len(node) == 1 and "$callable" in node:
+        built.append(callables.build(node["$callable"]))
+        return built[-1]
+    if isinstance(node, dict) and len(node) == 1 and "$file" in node:
+        spec = node["$file"]
+        path = os.path.join(tempfile.mkdtemp(dir=scratch), os.path.basename(str(spec["name"])))
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(str(spec["text"]))
+        return path
+    if isinstance(node, list):
+        return [materialize(v, built, scratch) for v in node]
+    if isinstance(node, tuple):
+        return tuple(materialize(v, built, scratch) for v in node)
+    if isinstance(node, dict):
+        return {k: materialize(v, built, scratch) for k, v in node.items()}
+    return node
+
+
+def snapshot(args: list[Any], kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
+    named = {f"arg{i}": a for i, a in enumerate(args)} | kwargs
+    out: dict[str, np.ndarray] = {}
+    for name, value in named.items():
+        if isinstance(value, np.ndarray):
+            out[name] = value.copy()
+        elif isinstance(value, dict):
+            out.update({f"{name}[{k!r}]": v.copy() for k, v in value.items() if isinstance(v, np.ndarray)})
+    return out
+
+
+def mutated(before: dict[str, np.ndarray], args: list[Any], kwargs: dict[str, Any]) -> list[str]:
+    after = snapshot(args, kwargs)
+    return [
+        name
+        for name, old in before.items()
+        if name not in after or after[name].shape != old.shape or not np.array_equal(after[name], old, equal_nan=True)
+    ]
+
+
+def invoke(fn: Callable[..., Any], args_node: Any, kwargs_node: Any, scratch: str, directory: str) -> dict[str, Any]:
+    """Call ``fn`` with arguments rebuilt from request data; report the outcome as data."""
+    built: list[callables.Recorded] = []
+    args = materialize(args_node, built, scratch)
+    kwargs = materialize(kwargs_node, built, scratch)
+    before = snapshot(args, kwargs)
+    out, err = CappedText(OUTPUT_CAP), CappedText(OUTPUT_CAP)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    start = time.perf_counter()
+    try:
+        result = fn(*args, **kwargs)
+        status: dict[str, Any] = {"status": "ok", "result": result}
+    except BaseException as exc:
+        status = {"status": "raised", **exception_report(exc, directory)}
+    finally:
+        sys.stdout, sys.stderr = saved
+    return {
+        **status,
+        "seconds": time.perf_counter() - start,
+        "stdout": out.text(),
+        "stderr": err.text(),
+        "mutated": mutated(before, args, kwargs),
+        "callables": [{"calls": c.calls, "inputs": c.inputs} for c in built],
+    }
