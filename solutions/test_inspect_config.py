@@ -7,8 +7,6 @@ The hidden grader checks many more configs, including families whose configs are
 import json
 from pathlib import Path
 
-import pytest
-
 KEYS = {
     "model_type", "norm_type", "eps", "eps_source", "placement", "n_layers", "hidden_size",
     "n_norms", "final_norm", "qk_norm", "note",
@@ -16,8 +14,9 @@ KEYS = {
 
 
 def bank(name):
-    """A published config from the bank next to this file, as a dict."""
-    return json.loads((Path(__file__).parent / "configs" / name).read_text())
+    """A published config from the bank next to this file (or this notebook), as a dict."""
+    here = Path(__file__).parent if "__file__" in globals() else Path.cwd()
+    return json.loads((here / "configs" / name).read_text())
 
 
 def test_report_has_exactly_the_documented_keys(student):
@@ -32,7 +31,7 @@ def test_gpt2(student):
     report = student.inspect_config(bank("gpt2.json"))
     assert report["model_type"] == "gpt2"
     assert report["norm_type"] == "layernorm"
-    assert report["eps"] == pytest.approx(1e-5)
+    assert abs(report["eps"] - 1e-5) < 1e-15
     assert report["eps_source"] == "layer_norm_epsilon"
     assert report["placement"] == "pre"
     assert (report["n_layers"], report["hidden_size"]) == (12, 768)
@@ -44,7 +43,7 @@ def test_gpt2(student):
 def test_llama_2(student):
     report = student.inspect_config(bank("llama-2-7b.json"))
     assert report["norm_type"] == "rmsnorm"
-    assert report["eps"] == pytest.approx(1e-5)  # the file's value, not LlamaConfig's 1e-6
+    assert abs(report["eps"] - 1e-5) < 1e-15  # the file's value, not LlamaConfig's 1e-6
     assert report["eps_source"] == "rms_norm_eps"
     assert report["placement"] == "pre"
     assert (report["n_layers"], report["hidden_size"]) == (32, 4096)
@@ -61,5 +60,9 @@ def test_note_names_the_norm_and_its_eps(student):
 
 
 def test_config_without_family_or_norm_key_is_refused(student):
-    with pytest.raises(ValueError):
+    """A config with neither a known model_type nor any eps key raises ValueError."""
+    try:
         student.inspect_config({"model_type": "mystery", "hidden_size": 64, "num_hidden_layers": 2})
+    except ValueError:
+        return
+    raise AssertionError("inspect_config should raise ValueError for an unknown family without an eps key")

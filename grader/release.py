@@ -1,0 +1,256 @@
+"""Write an nbgrader course from the single source: ``solutions/``, the public tests and the
+hidden suites.
+
+``normlab release --course-dir DIR`` writes ``nbgrader_config.py`` and
+``source/<assignment>/lab.ipynb`` (plus the config bank the notebook's last exercise reads).
+The notebook is built with nbformat from jinja2 templates:
+
+* locked markdown cells introduce each exercise (from the module docstrings);
+* one solution cell per graded function, keeping its docstring and the solution region
+  (``nbgrader generate_assignment`` replaces the region with a stub; the hint stays above it);
+* provided helpers and imports in locked code cells;
+* per exercise, a public test cell (the public tests, visible) and a hidden test cell (a call
+  to :func:`grader.native.run_hidden` inside ``### BEGIN HIDDEN TESTS``), each worth the sum of
+  its tests' points and answering with the points earned, which nbgrader reads as partial
+  credit, so a cell scores exactly what ``normlab grade`` gives those tests;
+* the verification questions as manually graded answer cells, with a rubric for graders.
+
+The rubric is also written to ``normlab/<assignment>/rubric.md``, outside ``source/``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import nbformat
+import tomllib
+
+from grader import paths
+from grader.manifest import EXERCISES, MODULES
+from grader.native import hidden_tests
+from grader.stubs import BEGIN
+
+NOTEBOOK = "lab"
+DEFAULT_ASSIGNMENT = "normlab"
+COURSE_ID = "normlab"
+_HINT_LINE = re.compile(r"^(\s*)### BEGIN SOLUTION\s*hint:\s*(.*\S)\s*$")
+
+
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(Path(str(resources.files("grader"))) / "templates")),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=False,
+    )
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    group: str
+    points: float
+    text: str
+    rubric: str
+
+
+def questions() -> list[Question]:
+    data = tomllib.loads(resources.files("grader").joinpath("questions.toml").read_text(encoding="utf-8"))
+    return [Question(q["id"], q["group"], float(q["points"]), q["text"], q["rubric"].strip()) for q in data["question"]]
+
+
+def _meta(
+    grade_id: str, *, grade: bool = False, solution: bool = False, locked: bool = False, points: float | None = None
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "grade": grade,
+        "solution": solution,
+        "locked": locked,
+        "grade_id": grade_id,
+        "schema_version": 3,
+    }
+    if points is not None:
+        meta["points"] = points
+    return {"nbgrader": meta}
+
+
+def _keep_hint(source: str) -> str:
+    """Move each region's hint to a comment above it, where nbgrader's stub leaves it visible."""
+    lines = []
+    for line in source.splitlines():
+        match = _HINT_LINE.match(line)
+        if match:
+            indent, hint = match.groups()
+            lines += [f"{indent}# Hint: {hint}", f"{indent}{BEGIN}"]
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def _segments(source: str) -> tuple[str, list[tuple[str, ast.stmt, str]]]:
+    """A module's docstring and its top-level statements with their source text."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    doc = ast.get_docstring(tree) or ""
+
+    def first_line(node: ast.stmt) -> int:
+        return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+    parts = []
+    body = [n for n in tree.body if not (n is tree.body[0] and isinstance(n, ast.Expr) and doc)]
+    for node, following in zip(body, [*body[1:], None]):
+        # Up to the next statement, so trailing comments (an END SOLUTION marker) stay.
+        end = first_line(following) - 1 if following is not None else len(lines)
+        text = "\n".join(lines[first_line(node) - 1 : end]).rstrip()
+        parts.append((type(node).__name__, node, text))
+    return doc, parts
+
+
+def _is_sibling_import(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module in MODULES
+
+
+def public_test_points(exercise: str) -> tuple[list[str], str]:
+    """The public tests of an exercise: their names and their source (imports left out)."""
+    source = (paths.exercises_dir() / f"test_{exercise}.py").read_text()
+    _, parts = _segments(source)
+    names = [node.name for _, node, _ in parts if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
+    # Keep the tests' own imports (json, pathlib...); never pytest or the student's modules.
+    body = "\n\n\n".join(
+        text
+        for kind, node, text in parts
+        if kind not in ("Import", "ImportFrom") or not (_is_sibling_import(node) or "pytest" in text)
+    )
+    return names, body
+
+
+def hidden_points(exercise: str) -> float:
+    total = 0.0
+    for _, func in hidden_tests(exercise):
+        marks = [m for m in getattr(func, "pytestmark", []) if m.name == "points"]
+        total += float(marks[0].args[0]) if marks else 1.0
+    return total
+
+
+def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connections") -> nbformat.NotebookNode:
+    """The instructor's source notebook (solutions and hidden tests included)."""
+    env = _templates()
+    cells = []
+    auto_points = sum(len(public_test_points(e)[0]) + hidden_points(e) for e in EXERCISES)
+    manual_points = sum(q.points for q in questions())
+    cells.append(
+        nbformat.v4.new_markdown_cell(
+            env.get_template("intro.md.j2").render(title=title, auto_points=auto_points, manual_points=manual_points),
+            metadata=_meta("intro", locked=True),
+        )
+    )
+    cells.append(
+        nbformat.v4.new_code_cell(env.get_template("setup_cell.py.j2").render(), metadata=_meta("setup", locked=True))
+    )
+    for number, exercise in enumerate(EXERCISES, start=1):
+        doc, parts = _segments((paths.solutions_dir() / f"{exercise}.py").read_text())
+        cells.append(
+            nbformat.v4.new_markdown_cell(
+                env.get_template("exercise.md.j2").render(number=number, module=f"{exercise}.py", docstring=doc),
+                metadata=_meta(f"{exercise}-intro", locked=True),
+            )
+        )
+        imports = [
+            text for kind, node, text in parts if kind in ("Import", "ImportFrom") and not _is_sibling_import(node)
+        ]
+        if imports:
+            cells.append(
+                nbformat.v4.new_code_cell("\n".join(imports), metadata=_meta(f"{exercise}-imports", locked=True))
+            )
+        for kind, node, text in parts:
+            if kind in ("Import", "ImportFrom"):
+                continue
+            name = getattr(node, "name", f"line{node.lineno}")
+            if BEGIN in text:
+                cells.append(
+                    nbformat.v4.new_code_cell(_keep_hint(text), metadata=_meta(f"{exercise}-{name}", solution=True))
+                )
+            else:
+                cells.append(nbformat.v4.new_code_cell(text, metadata=_meta(f"{exercise}-{name}", locked=True)))
+        names, functions = public_test_points(exercise)
+        cells.append(
+            nbformat.v4.new_code_cell(
+                env.get_template("public_cell.py.j2").render(
+                    exercise=exercise, points=len(names), functions=functions, names=names
+                ),
+                metadata=_meta(f"{exercise}-public", grade=True, locked=True, points=float(len(names))),
+            )
+        )
+        points = hidden_points(exercise)
+        cells.append(
+            nbformat.v4.new_code_cell(
+                env.get_template("hidden_cell.py.j2").render(exercise=exercise, points=points),
+                metadata=_meta(f"{exercise}-hidden", grade=True, locked=True, points=points),
+            )
+        )
+    cells.append(
+        nbformat.v4.new_markdown_cell(
+            "## Verification questions\n\nAnswer in your own words; a few sentences each.",
+            metadata=_meta("questions-intro", locked=True),
+        )
+    )
+    for q in questions():
+        cells.append(
+            nbformat.v4.new_markdown_cell(
+                env.get_template("question.md.j2").render(group=q.group, text=q.text, points=q.points),
+                metadata=_meta(f"{q.id}-question", locked=True),
+            )
+        )
+        cells.append(
+            nbformat.v4.new_markdown_cell(
+                env.get_template("answer.md.j2").render(rubric=q.rubric),
+                metadata=_meta(f"{q.id}-answer", grade=True, solution=True, points=q.points),
+            )
+        )
+    nb = nbformat.v4.new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list[Path]:
+    """Write (or refresh) the nbgrader course files for ``assignment``; returns what was written."""
+    course_dir = course_dir.resolve()
+    env = _templates()
+    source = course_dir / "source" / assignment
+    source.mkdir(parents=True, exist_ok=True)
+    written = []
+    config = course_dir / "nbgrader_config.py"
+    config.write_text(
+        env.get_template("nbgrader_config.py.j2").render(
+            course_id=COURSE_ID, root=str(course_dir), assignment=assignment
+        )
+        + "\n"
+    )
+    written.append(config)
+    notebook = source / f"{NOTEBOOK}.ipynb"
+    nbformat.write(build_notebook(), str(notebook))
+    written.append(notebook)
+    bank = source / "configs"
+    if bank.exists():
+        shutil.rmtree(bank)
+    shutil.copytree(paths.exercises_dir() / "configs", bank)
+    written.append(bank)
+    rubric = course_dir / "normlab" / assignment / "rubric.md"
+    rubric.parent.mkdir(parents=True, exist_ok=True)
+    rubric.write_text(
+        "# Rubric for the manually graded questions\n\n"
+        + "\n\n".join(f"## {q.id} ({q.group}, {q.points:g} points)\n\n{q.text}\n\n{q.rubric}" for q in questions())
+        + "\n"
+    )
+    written.append(rubric)
+    return written
+
+
+__all__ = ["build_notebook", "questions", "write_course"]
