@@ -1,8 +1,10 @@
-"""Grade many submissions in parallel on one machine, each in its own worker slot.
+"""Grade many submissions in parallel, each in its own worker slot.
 
-Every grading runs in a pool process of its own (trusted code only) and uses that process's
-slot, so concurrent workers never share a uid. One submission's failure, even a fault of the
-grader, is returned as that submission's outcome and never stops the others.
+On one machine every grading runs in a pool process of its own (trusted code only) and uses
+that process's slot, so concurrent workers never share a uid. Beyond one machine the same
+grading function is submitted to a Dask distributed cluster, where each Dask worker (run them
+with one thread each) is a slot. One submission's failure, even a fault of the grader, is
+returned as that submission's outcome and never stops the others.
 """
 
 from __future__ import annotations
@@ -36,16 +38,51 @@ def _grade_in_slot(path: str, options: Options) -> Report | str:
         return f"{type(exc).__name__}: {exc}"
 
 
+def _grade_on_dask_worker(path: str, options: Options) -> Report | str:
+    """Runs on a Dask worker: its name (an int for LocalCluster workers) picks the slot."""
+    import zlib
+
+    from distributed import get_worker
+
+    name = get_worker().name
+    slot = name if isinstance(name, int) else zlib.crc32(str(name).encode()) % 1000
+    try:
+        return grade(path, replace(options, slot=slot))
+    except (GraderFault, SubmissionError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _grade_on_dask(submissions: list[Path], options: Options, scheduler: str) -> Iterator[tuple[Path, Report | str]]:
+    from distributed import Client, as_completed
+
+    with Client(scheduler) as client:
+        futures = {client.submit(_grade_on_dask_worker, str(path), options, pure=False): path for path in submissions}
+        for future in as_completed(futures):
+            try:
+                yield futures[future], future.result()
+            except Exception as exc:  # a worker lost: this submission is ungraded, not the batch
+                yield futures[future], f"{type(exc).__name__}: {exc}"
+
+
 def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)))
 
 
 def grade_many(
-    submissions: list[Path], options: Options | None = None, jobs: int | None = None
+    submissions: list[Path], options: Options | None = None, jobs: int | None = None, scheduler: str | None = None
 ) -> Iterator[tuple[Path, Report | str]]:
     """Yield ``(submission, report)`` as each grading finishes; a string instead of a report
-    says why that submission could not be graded (no score is issued for it)."""
+    says why that submission could not be graded (no score is issued for it).
+
+    ``scheduler`` is the address of a Dask scheduler (``tcp://host:port``); without it the
+    gradings run in ``jobs`` local processes.
+    """
     options = options or Options()
+    if not submissions:
+        return
+    if scheduler:
+        yield from _grade_on_dask(submissions, options, scheduler)
+        return
     jobs = jobs or default_jobs()
     context = multiprocessing.get_context("spawn")
     counter = context.Value("i", 0)

@@ -159,13 +159,13 @@ def expect_array(
     if got.dtype.kind not in "fiu":
         raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": str(got.dtype)})])
     if got.shape != want.shape:
-        shape = Message("check.shape", {"what": what, "actual": got.shape, "expected": want.shape})
+        shape = Message("check.shape", {"what": what, "actual": str(got.shape), "expected": str(want.shape)})
         raise Mismatch([shape, *_hint_messages(got, hints, tol or tolerance_for(want.dtype))])
     if dtype and got.dtype != want.dtype:
         raise Mismatch([Message("check.dtype", {"what": what, "actual": str(got.dtype), "expected": str(want.dtype)})])
     finite = np.isfinite(got)
     if not finite.all():
-        index = tuple(int(i) for i in np.argwhere(~finite)[0])
+        index = str(tuple(int(i) for i in np.argwhere(~finite)[0]))
         messages = [Message("check.non_finite", {"what": what, "count": int((~finite).sum()), "index": index})]
         raise Mismatch(messages + _hint_messages(got, hints, tol or tolerance_for(want.dtype)))
     tol = tol or tolerance_for(want.dtype)
@@ -175,7 +175,7 @@ def expect_array(
     g, w = got.astype(np.float64), want.astype(np.float64)
     err = np.abs(g - w)
     worst = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
-    index = tuple(int(i) for i in worst)
+    index = str(tuple(int(i) for i in worst))
     rel = float(err[worst] / max(abs(float(w[worst])), 1e-300))
     params = {"what": what, "count": int((~ok).sum()), "size": int(ok.size), "index": index, "rtol": tol.rtol}
     if is_hidden():

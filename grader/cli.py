@@ -141,6 +141,117 @@ def grade(
 
 
 @main.command()
+@click.option(
+    "--course-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write an nbgrader course here: nbgrader_config.py and source/<assignment>/.",
+)
+@click.option("--assignment", default="normlab", show_default=True, help="The nbgrader assignment name.")
+@click.option(
+    "--student-zip",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write a bundle for courses without nbgrader: stubs, public tests, README.",
+)
+def release(course_dir: str | None, assignment: str, student_zip: str | None) -> None:
+    """Release the assignment: an nbgrader course directory and/or a student zip."""
+    from grader import release as release_mod
+
+    if not course_dir and not student_zip:
+        raise UsageExit("give --course-dir, --student-zip or both")
+    if course_dir:
+        for path in release_mod.write_course(Path(course_dir), assignment):
+            click.echo(f"wrote {path}")
+        click.echo(f"next: cd {course_dir} && nbgrader generate_assignment {assignment}")
+    if student_zip:
+        from grader.bundle import write_student_zip
+
+        click.echo(f"wrote {write_student_zip(Path(student_zip))}")
+
+
+@main.command()
+@click.argument("assignment")
+@click.option(
+    "--course-dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=".",
+    show_default=True,
+    help="The nbgrader course directory.",
+)
+@click.option("--jobs", type=int, default=None, help="Parallel gradings on this machine (default: one per core).")
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="Grade on a Dask distributed cluster (tcp://host:port) instead of local processes.",
+)
+@click.option("--force", is_flag=True, help="Regrade every submission, even those already done.")
+@click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
+@lang_option
+@sandbox_option
+def autograde(
+    assignment: str,
+    course_dir: str,
+    jobs: int | None,
+    scheduler: str | None,
+    force: bool,
+    no_progress: bool,
+    lang: str | None,
+    require_sandbox: bool | None,
+) -> None:
+    """Grade every submitted/<student>/ASSIGNMENT/ in the sandbox and write the grades into
+    nbgrader's gradebook, autograded/ and feedback/. A re-run resumes where it stopped.
+
+    Exits 0 when every submission was graded, 3 when the grader failed on any (those get no
+    score; the others are graded).
+    """
+    from grader.autograde import autograde as run_autograde
+    from grader.runner import Options
+
+    options = Options(require_sandbox=_require(require_sandbox))
+    counts = {"graded": 0, "unchanged": 0, "failed": 0}
+    try:
+        for outcome in run_autograde(
+            Path(course_dir),
+            assignment,
+            options=options,
+            jobs=jobs,
+            scheduler=scheduler,
+            force=force,
+            lang=_lang(lang),
+            progress=not no_progress,
+        ):
+            counts[outcome.state] += 1
+            if outcome.state == "graded":
+                click.echo(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}")
+            elif outcome.state == "failed":
+                click.echo(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}", err=True)
+    except GraderFault as exc:
+        raise GraderFaultExit(str(exc)) from exc
+    click.echo(
+        f"{counts['graded']} graded, {counts['unchanged']} unchanged since the last run, {counts['failed']} not graded"
+    )
+    sys.exit(EXIT_GRADER_FAULT if counts["failed"] else 0)
+
+
+@main.command()
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False),
+    default="autograder.zip",
+    show_default=True,
+    help="Where to write the Gradescope autograder zip.",
+)
+def gradescope(out: str) -> None:
+    """Build a Gradescope autograder bundle (setup.sh, run_autograder and normlab itself)."""
+    from grader.gradescope import write_bundle
+
+    click.echo(f"wrote {write_bundle(Path(out))}")
+
+
+@main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the layers as JSON.")
 @lang_option
 def doctor(as_json: bool, lang: str | None) -> None:

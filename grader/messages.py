@@ -26,7 +26,8 @@ class Message:
     id: str
     """Key in ``messages.toml``."""
     params: dict[str, Any] = field(default_factory=dict)
-    """Values for the template's ``{placeholders}``; rendered with ``str.format``."""
+    """Values for the template's ``{placeholders}``: strings and numbers only, so that a
+    message survives a JSON round trip unchanged. Rendered with ``str.format``."""
 
 
 @cache

@@ -8,13 +8,13 @@ PACKAGE = Path(__file__).resolve().parent
 
 
 def course_root() -> Path:
-    """The directory holding ``solutions/`` and ``exercises/``.
+    """The directory holding ``exercises/`` (and, for instructors, ``solutions/``).
 
-    In a checkout (or an editable install) that is the repository; a wheel carries both
-    under ``grader/_course``.
+    In a checkout (or an editable install) that is the repository, and in a student bundle
+    the bundle's folder; a wheel carries both under ``grader/_course``.
     """
     checkout = PACKAGE.parent
-    if (checkout / "solutions").is_dir() and (checkout / "exercises").is_dir():
+    if (checkout / "exercises").is_dir() and (checkout / "grader").is_dir():
         return checkout
     return PACKAGE / "_course"
 

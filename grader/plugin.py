@@ -32,9 +32,15 @@ OUTPUT_SHOWN = 4000  # characters of student print output kept per public test
 
 
 def _key(item: pytest.Item) -> str:
-    """A unique, machine-independent test id (pytest's nodeid is not unique for files that
-    live outside its rootdir, which is where the suites are)."""
-    return f"{Path(str(item.path)).stem}::{item.name}"
+    """A unique test id (pytest's nodeid is not unique for files outside its rootdir, which
+    is where the suites are, and a public and a hidden test may share a name)."""
+    return f"{item.path}::{item.name}"
+
+
+def seed_for(item: pytest.Item) -> int:
+    """The test's random seed: from its file and function name only, so it is the same on every
+    machine and in the native nbgrader runner (see :mod:`grader.native`)."""
+    return zlib.crc32(f"{Path(str(item.path)).stem}::{item.name}".encode())
 
 
 class _Meta:
@@ -77,7 +83,7 @@ class GradingPlugin:
 
     @pytest.fixture
     def rng(self, request: pytest.FixtureRequest) -> np.random.Generator:
-        return np.random.default_rng(zlib.crc32(_key(request.node).encode()))
+        return np.random.default_rng(seed_for(request.node))
 
     # -- collection --------------------------------------------------------------------------
 

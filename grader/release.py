@@ -104,7 +104,7 @@ def _segments(source: str) -> tuple[str, list[tuple[str, ast.stmt, str]]]:
 
     parts = []
     body = [n for n in tree.body if not (n is tree.body[0] and isinstance(n, ast.Expr) and doc)]
-    for node, following in zip(body, [*body[1:], None]):
+    for node, following in zip(body, [*body[1:], None], strict=True):
         # Up to the next statement, so trailing comments (an END SOLUTION marker) stay.
         end = first_line(following) - 1 if following is not None else len(lines)
         text = "\n".join(lines[first_line(node) - 1 : end]).rstrip()
@@ -138,81 +138,72 @@ def hidden_points(exercise: str) -> float:
     return total
 
 
-def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connections") -> nbformat.NotebookNode:
-    """The instructor's source notebook (solutions and hidden tests included)."""
-    env = _templates()
-    cells = []
-    auto_points = sum(len(public_test_points(e)[0]) + hidden_points(e) for e in EXERCISES)
-    manual_points = sum(q.points for q in questions())
-    cells.append(
-        nbformat.v4.new_markdown_cell(
-            env.get_template("intro.md.j2").render(title=title, auto_points=auto_points, manual_points=manual_points),
-            metadata=_meta("intro", locked=True),
-        )
+def _exercise_cells(env: jinja2.Environment, number: int, exercise: str) -> list[nbformat.NotebookNode]:
+    """Intro, imports, one cell per function, then the public and the hidden test cell."""
+    doc, parts = _segments((paths.solutions_dir() / f"{exercise}.py").read_text())
+    intro = env.get_template("exercise.md.j2").render(number=number, module=f"{exercise}.py", docstring=doc)
+    cells = [nbformat.v4.new_markdown_cell(intro, metadata=_meta(f"{exercise}-intro", locked=True))]
+    imports = [text for kind, node, text in parts if kind in ("Import", "ImportFrom") and not _is_sibling_import(node)]
+    if imports:
+        cells.append(nbformat.v4.new_code_cell("\n".join(imports), metadata=_meta(f"{exercise}-imports", locked=True)))
+    for kind, node, text in parts:
+        if kind in ("Import", "ImportFrom"):
+            continue
+        grade_id = f"{exercise}-{getattr(node, 'name', f'line{node.lineno}')}"
+        if BEGIN in text:
+            cells.append(nbformat.v4.new_code_cell(_keep_hint(text), metadata=_meta(grade_id, solution=True)))
+        else:
+            cells.append(nbformat.v4.new_code_cell(text, metadata=_meta(grade_id, locked=True)))
+    names, functions = public_test_points(exercise)
+    public = env.get_template("public_cell.py.j2").render(
+        exercise=exercise, points=len(names), functions=functions, names=names
     )
     cells.append(
-        nbformat.v4.new_code_cell(env.get_template("setup_cell.py.j2").render(), metadata=_meta("setup", locked=True))
+        nbformat.v4.new_code_cell(
+            public, metadata=_meta(f"{exercise}-public", grade=True, locked=True, points=float(len(names)))
+        )
     )
-    for number, exercise in enumerate(EXERCISES, start=1):
-        doc, parts = _segments((paths.solutions_dir() / f"{exercise}.py").read_text())
-        cells.append(
-            nbformat.v4.new_markdown_cell(
-                env.get_template("exercise.md.j2").render(number=number, module=f"{exercise}.py", docstring=doc),
-                metadata=_meta(f"{exercise}-intro", locked=True),
-            )
-        )
-        imports = [
-            text for kind, node, text in parts if kind in ("Import", "ImportFrom") and not _is_sibling_import(node)
-        ]
-        if imports:
-            cells.append(
-                nbformat.v4.new_code_cell("\n".join(imports), metadata=_meta(f"{exercise}-imports", locked=True))
-            )
-        for kind, node, text in parts:
-            if kind in ("Import", "ImportFrom"):
-                continue
-            name = getattr(node, "name", f"line{node.lineno}")
-            if BEGIN in text:
-                cells.append(
-                    nbformat.v4.new_code_cell(_keep_hint(text), metadata=_meta(f"{exercise}-{name}", solution=True))
-                )
-            else:
-                cells.append(nbformat.v4.new_code_cell(text, metadata=_meta(f"{exercise}-{name}", locked=True)))
-        names, functions = public_test_points(exercise)
-        cells.append(
-            nbformat.v4.new_code_cell(
-                env.get_template("public_cell.py.j2").render(
-                    exercise=exercise, points=len(names), functions=functions, names=names
-                ),
-                metadata=_meta(f"{exercise}-public", grade=True, locked=True, points=float(len(names))),
-            )
-        )
-        points = hidden_points(exercise)
-        cells.append(
-            nbformat.v4.new_code_cell(
-                env.get_template("hidden_cell.py.j2").render(exercise=exercise, points=points),
-                metadata=_meta(f"{exercise}-hidden", grade=True, locked=True, points=points),
-            )
-        )
+    points = hidden_points(exercise)
+    hidden = env.get_template("hidden_cell.py.j2").render(exercise=exercise, points=points)
     cells.append(
+        nbformat.v4.new_code_cell(hidden, metadata=_meta(f"{exercise}-hidden", grade=True, locked=True, points=points))
+    )
+    return cells
+
+
+def _question_cells(env: jinja2.Environment) -> list[nbformat.NotebookNode]:
+    """Each verification question, then its manually graded answer cell (rubric inside)."""
+    cells = [
         nbformat.v4.new_markdown_cell(
             "## Verification questions\n\nAnswer in your own words; a few sentences each.",
             metadata=_meta("questions-intro", locked=True),
         )
-    )
+    ]
     for q in questions():
+        question = env.get_template("question.md.j2").render(group=q.group, text=q.text, points=q.points)
+        cells.append(nbformat.v4.new_markdown_cell(question, metadata=_meta(f"{q.id}-question", locked=True)))
+        answer = env.get_template("answer.md.j2").render(rubric=q.rubric)
         cells.append(
             nbformat.v4.new_markdown_cell(
-                env.get_template("question.md.j2").render(group=q.group, text=q.text, points=q.points),
-                metadata=_meta(f"{q.id}-question", locked=True),
+                answer, metadata=_meta(f"{q.id}-answer", grade=True, solution=True, points=q.points)
             )
         )
-        cells.append(
-            nbformat.v4.new_markdown_cell(
-                env.get_template("answer.md.j2").render(rubric=q.rubric),
-                metadata=_meta(f"{q.id}-answer", grade=True, solution=True, points=q.points),
-            )
-        )
+    return cells
+
+
+def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connections") -> nbformat.NotebookNode:
+    """The instructor's source notebook (solutions and hidden tests included)."""
+    env = _templates()
+    auto_points = sum(len(public_test_points(e)[0]) + hidden_points(e) for e in EXERCISES)
+    manual_points = sum(q.points for q in questions())
+    intro = env.get_template("intro.md.j2").render(title=title, auto_points=auto_points, manual_points=manual_points)
+    cells = [
+        nbformat.v4.new_markdown_cell(intro, metadata=_meta("intro", locked=True)),
+        nbformat.v4.new_code_cell(env.get_template("setup_cell.py.j2").render(), metadata=_meta("setup", locked=True)),
+    ]
+    for number, exercise in enumerate(EXERCISES, start=1):
+        cells += _exercise_cells(env, number, exercise)
+    cells += _question_cells(env)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}

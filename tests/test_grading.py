@@ -22,6 +22,21 @@ def test_reference_gets_full_marks():
     assert set(report.exercises()) == set(MODULES)
 
 
+def test_every_test_function_gets_exactly_one_result():
+    import ast
+
+    files = paths.public_tests() + paths.hidden_tests()
+    expected = sum(
+        1
+        for f in files
+        for n in ast.parse(f.read_text()).body
+        if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
+    )
+    report = grade(paths.solutions_dir())
+    assert len(report.results) == expected
+    assert len({r.name for r in report.results}) == expected
+
+
 def test_untouched_stubs_score_zero_and_say_not_implemented():
     report = grade(paths.exercises_dir())
     assert report.score == 0

@@ -1,0 +1,61 @@
+"""The student bundle, for courses without nbgrader: stubs, public tests, a checker, a README.
+
+The checker is normlab's own grader package minus everything hidden: the hidden suites, the
+verification questions' rubric and any bundled reference. ``python -m grader check`` then runs
+the public tests exactly as final grading does; ``grade`` refuses, for lack of hidden suites.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+
+from grader import paths
+
+ROOT = "normlab-student"
+# Never in a student's hands: hidden tests, rubrics (answer keys), the reference solutions.
+EXCLUDED_PARTS = {"suites", "_course", "__pycache__"}
+EXCLUDED_FILES = {"questions.toml"}
+
+
+def _grader_files() -> list[tuple[Path, str]]:
+    out = []
+    for path in sorted(paths.PACKAGE.rglob("*")):
+        relative = path.relative_to(paths.PACKAGE)
+        if path.is_dir() or EXCLUDED_PARTS & set(relative.parts) or path.name in EXCLUDED_FILES:
+            continue
+        if path.suffix in (".pyc",):
+            continue
+        out.append((path, f"{ROOT}/grader/{relative.as_posix()}"))
+    return out
+
+
+def _exercise_files() -> list[tuple[Path, str]]:
+    base = paths.exercises_dir()
+    return [
+        (p, f"{ROOT}/exercises/{p.relative_to(base).as_posix()}")
+        for p in sorted(base.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    ]
+
+
+def student_files() -> list[tuple[Path, str]]:
+    """(source file, name in the zip) for everything a student receives."""
+    return _exercise_files() + _grader_files()
+
+
+def write_student_zip(target: Path) -> Path:
+    readme = (
+        jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(str(resources.files("grader"))) / "templates")))
+        .get_template("student_readme.md.j2")
+        .render()
+    )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr(f"{ROOT}/README.md", readme)
+        for source, name in student_files():
+            bundle.write(source, name)
+    return target

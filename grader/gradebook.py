@@ -1,0 +1,197 @@
+"""Put normlab's grades where nbgrader keeps its own: the gradebook and ``autograded/``.
+
+Grades go through nbgrader's own API (:class:`nbgrader.api.Gradebook`), so ``nbgrader export``
+and formgrader see them as if nbgrader had graded. Each test cell of the released notebook
+is worth one exercise's public or hidden tests; its score is the points normlab's sandboxed
+run gave those tests. Manually graded answer cells are left for formgrader, flagged for
+review when the student answered.
+
+The autograded notebook that formgrader shows is rebuilt from the *released* notebook (never
+the source, which holds the solutions): each solution cell gets the student's own definition
+of its function (found by name), each answer cell the student's answer (found by grade id),
+and each test cell an output with normlab's verdicts, so nothing about the student's cell
+structure can break it.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import os
+import sys
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from grader.faults import GraderFault
+from grader.messages import render_all
+from grader.model import CheckResult, Report, Status
+
+
+@dataclass(frozen=True)
+class CourseConfig:
+    root: Path
+    course_id: str
+    db_url: str
+
+
+def course_config(root: Path) -> CourseConfig:
+    """Read the course's ``nbgrader_config.py`` the way nbgrader does."""
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    config_file = root / "nbgrader_config.py"
+    config = PyFileConfigLoader(config_file.name, path=str(root)).load_config() if config_file.exists() else None
+    coursedir = CourseDirectory(config=config) if config is not None else CourseDirectory()
+    coursedir.root = str(root)
+    return CourseConfig(root=root, course_id=coursedir.course_id, db_url=coursedir.db_url)
+
+
+def _ensure_alembic_on_path() -> None:
+    # nbgrader runs the `alembic` script from PATH; inside a venv that was not activated it
+    # lives next to our interpreter.
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+def cell_scores(report: Report) -> dict[str, float]:
+    """Points earned per test cell: ``<exercise>-public`` and ``<exercise>-hidden``."""
+    scores: dict[str, float] = {}
+    for r in report.results:
+        key = f"{r.exercise}-{r.visibility.value}"
+        scores[key] = scores.get(key, 0.0) + r.score
+    return scores
+
+
+def record(
+    config: CourseConfig, assignment: str, student: str, report: Report, answered: set[str], timestamp: str | None
+) -> None:
+    """Write one student's grades into the gradebook (idempotent)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    _ensure_alembic_on_path()
+    scores = cell_scores(report)
+    # nbgrader's own update_or_create_submission triggers SQLAlchemy autoflush warnings.
+    with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
+        warnings.simplefilter("ignore", category=Warning)
+        try:
+            stored = gb.find_assignment(assignment)
+        except MissingEntry:
+            raise GraderFault(
+                f"assignment {assignment!r} is not in the gradebook: run `nbgrader generate_assignment {assignment}` "
+                "in the course directory first"
+            ) from None
+        gb.update_or_create_student(student)
+        gb.update_or_create_submission(assignment, student, **({"timestamp": timestamp} if timestamp else {}))
+        for notebook in stored.notebooks:
+            for cell in notebook.grade_cells:
+                grade = gb.find_grade(cell.name, notebook.name, assignment, student)
+                if cell.name in scores:
+                    grade.auto_score = scores[cell.name]
+                    grade.needs_manual_grade = grade.manual_score is not None
+                else:
+                    # A written answer: nothing to autograde; flag it for formgrader if given.
+                    grade.auto_score = None if cell.name in answered else 0.0
+                    grade.needs_manual_grade = cell.name in answered and grade.manual_score is None
+        gb.db.commit()
+
+
+# -- the autograded notebook --------------------------------------------------------------------
+
+
+def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
+    """Source of each top-level function the student defined, by name (the last one wins)."""
+    found: dict[str, str] = {}
+    for cell in student_nb.get("cells", []):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        lines = source.splitlines()
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                found[node.name] = "\n".join(lines[first - 1 : node.end_lineno])
+    return found
+
+
+def _answers(student_nb: dict[str, Any]) -> dict[str, str]:
+    """Markdown answers by nbgrader grade id (the student's metadata only locates them)."""
+    out = {}
+    for cell in student_nb.get("cells", []):
+        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
+        if isinstance(meta, dict) and meta.get("solution") and cell.get("cell_type") == "markdown":
+            source = cell.get("source", "")
+            out[str(meta.get("grade_id"))] = "".join(source) if isinstance(source, list) else str(source)
+    return out
+
+
+def read_student_notebook(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {"cells": []}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) and isinstance(data.get("cells"), list) else {"cells": []}
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return {"cells": []}
+
+
+def answered_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> set[str]:
+    """Grade ids of written-answer cells the student changed from the released stub."""
+    stubs = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in released.cells
+        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
+    }
+    return {gid for gid, text in _answers(student_nb).items() if gid in stubs and text.strip() != stubs[gid].strip()}
+
+
+def _verdict_lines(results: list[CheckResult], lang: str) -> str:
+    lines = []
+    for r in results:
+        mark = "PASS" if r.status is Status.PASSED else r.status.value.upper()
+        lines.append(f"{mark:<8} {r.description}  ({r.score:g}/{r.max_score:g})")
+        if r.status is not Status.PASSED and r.messages:
+            lines.append("         " + render_all(r.messages, lang).replace("\n", "\n         "))
+    return "\n".join(lines) + "\n"
+
+
+def autograded_notebook(
+    released: nbformat.NotebookNode, student_nb: dict[str, Any], report: Report, lang: str = "en"
+) -> nbformat.NotebookNode:
+    """The released notebook with the student's code and answers and normlab's verdicts."""
+    nb = copy.deepcopy(released)
+    definitions, answers = _definitions(student_nb), _answers(student_nb)
+    by_cell: dict[str, list[CheckResult]] = {}
+    for r in report.results:
+        by_cell.setdefault(f"{r.exercise}-{r.visibility.value}", []).append(r)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        grade_id = meta.get("grade_id", "")
+        if meta.get("solution") and cell.cell_type == "code":
+            function = grade_id.split("-", 1)[-1]
+            if function in definitions:
+                cell.source = definitions[function]
+        elif meta.get("solution") and grade_id in answers:
+            cell.source = answers[grade_id]
+        elif meta.get("grade") and cell.cell_type == "code":
+            results = by_cell.get(grade_id, [])
+            earned = sum(r.score for r in results)
+            cell.outputs = [
+                nbformat.v4.new_output("stream", name="stdout", text=_verdict_lines(results, lang)),
+                nbformat.v4.new_output("execute_result", data={"text/plain": repr(float(earned))}, execution_count=1),
+            ]
+            cell.execution_count = 1
+    return nb
+
+
+__all__ = ["autograded_notebook", "cell_scores", "course_config", "record"]
