@@ -1,0 +1,90 @@
+"""The Gradescope bundle, run here against a directory laid out as Gradescope lays it out."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from leakscan import leaks
+
+from grader import paths
+from grader.manifest import MODULES
+from grader.runner import env_flag
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def autograder(tmp_path_factory):
+    """`normlab gradescope`, unzipped into source/ and set up with its own setup.sh."""
+    root = tmp_path_factory.mktemp("gradescope") / "autograder"
+    bundle = root.parent / "autograder.zip"
+    out = subprocess.run(
+        [sys.executable, "-m", "grader", "gradescope", "--out", str(bundle)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    with zipfile.ZipFile(bundle) as z:
+        assert sorted(n for n in z.namelist() if not n.endswith(".whl")) == ["run_autograder", "setup.sh"]
+        z.extractall(root / "source")
+    for name in ("setup.sh", "run_autograder"):
+        (root / "source" / name).chmod(0o755)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root)}
+    setup = subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert setup.returncode == 0, setup.stderr[-3000:]
+    return root, env
+
+
+def _run(root: Path, env: dict, files: dict[str, str]) -> dict:
+    submission = root / "submission"
+    shutil.rmtree(submission, ignore_errors=True)
+    shutil.rmtree(root / "results", ignore_errors=True)
+    submission.mkdir()
+    for name, text in files.items():
+        (submission / name).write_text(text)
+    out = subprocess.run(
+        [str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads((root / "results" / "results.json").read_text())
+
+
+def test_reference_submission_gets_full_marks(autograder):
+    root, env = autograder
+    files = {f"{m}.py": (paths.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
+    results = _run(root, env, files)
+    assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 100
+    assert all(t["status"] == "passed" for t in results["tests"])
+    if env_flag("NORMLAB_REQUIRE_SANDBOX"):  # CI: the wheel-installed grader is fully sandboxed too
+        assert results["extra_data"]["missing_layers"] == []
+
+
+def test_stub_submission_scores_zero_with_messages(autograder):
+    root, env = autograder
+    files = {f"{m}.py": (paths.exercises_dir() / f"{m}.py").read_text() for m in MODULES}
+    results = _run(root, env, files)
+    assert results["score"] == 0
+    assert all("not implemented yet" in t["output"] for t in results["tests"])
+    assert leaks(json.dumps(results)) == []
+
+
+def test_single_notebook_submission(autograder):
+    root, env = autograder
+    source = "\n\n".join((paths.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "source": source, "outputs": []}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    results = _run(root, env, {"my_lab.ipynb": json.dumps(notebook)})
+    assert results["score"] == sum(t["max_score"] for t in results["tests"])

@@ -1,0 +1,271 @@
+"""Release and grading through real nbgrader: both paths, on the same class of submissions.
+
+One course is released with ``normlab release`` and ``nbgrader generate_assignment``; a class of
+students submits (correct, partly correct, untouched, mangled, not JSON, and two tampering
+ones). The class is graded twice, in two copies of the course: natively with
+``nbgrader autograde`` and securely with ``normlab autograde``; grades are read back from
+``nbgrader export``.
+"""
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from leakscan import leaks
+from notebooks import cell_index, filled, load, save
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+ENV = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+ASSIGNMENT = "normlab"
+HONEST = ("alice", "bob", "carol")
+
+
+def run(*args, cwd, check=True):
+    out = subprocess.run([str(a) for a in args], cwd=cwd, env=ENV, capture_output=True, text=True, timeout=900)
+    if check and out.returncode != 0:
+        raise AssertionError(f"{args} exited {out.returncode}:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+    return out
+
+
+def normlab(*args, cwd):
+    return run(sys.executable, "-m", "grader", *args, cwd=cwd)
+
+
+def nbgrader(*args, cwd, check=True):
+    return run(BIN / "nbgrader", *args, cwd=cwd, check=check)
+
+
+def exported(course: Path) -> dict[str, float]:
+    nbgrader("export", cwd=course)
+    with open(course / "grades.csv", newline="") as handle:
+        return {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(handle)}
+
+
+def _submissions(course: Path) -> None:
+    released = load(course / "release" / ASSIGNMENT / "lab.ipynb")
+    source = load(course / "source" / ASSIGNMENT / "lab.ipynb")
+    submitted = course / "submitted"
+
+    def put(student, nb):
+        save(nb, submitted / student / ASSIGNMENT / "lab.ipynb")
+        (submitted / student / ASSIGNMENT / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+
+    put("alice", filled(released, source))
+    rms = filled(released, source)["cells"][cell_index(released, "rmsnorm-rmsnorm")]["source"]
+    put("bob", filled(released, source, {"rmsnorm-rmsnorm": rms.replace("np.sqrt(ms + eps)", "(np.sqrt(ms) + eps)")}))
+    put("carol", released)
+
+    # Correct code in a mangled notebook: deleted test cells, a duplicated solution cell, a
+    # retyped cell, reordered cells, a renamed grade id and points edited to 100.
+    dave = filled(released, source)
+    cells = dave["cells"]
+    duplicate = json.loads(json.dumps(cells[cell_index(dave, "layernorm-layernorm")]))
+    cells[cell_index(dave, "residual-block")]["metadata"]["nbgrader"]["grade_id"] = "my-block"
+    cells[cell_index(dave, "stack-public")]["metadata"]["nbgrader"]["points"] = 100
+    cells[cell_index(dave, "intro")]["cell_type"] = "raw"
+    moved = cells.pop(cell_index(dave, "inspect_config-inspect_config"))
+    for grade_id in ("rmsnorm-public", "stack-hidden"):
+        cells.pop(cell_index(dave, grade_id))
+    cells.insert(2, moved)
+    cells.append(duplicate)
+    put("dave", dave)
+
+    (submitted / "erin" / ASSIGNMENT).mkdir(parents=True)
+    (submitted / "erin" / ASSIGNMENT / "lab.ipynb").write_text('{"cells": [ {"cell_type": "code", "sour')
+
+    # Tampering: wrong rmsnorm plus numpy's comparisons patched to always agree.
+    frank = filled(released, source, {"rmsnorm-rmsnorm": "def rmsnorm(x, gamma, eps=1e-6):\n    return x * 1.0\n"})
+    frank["cells"].insert(
+        3,
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "np.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n",
+        },
+    )
+    put("frank", frank)
+
+    # Tampering: nothing implemented, and an IPython input transformer that blanks test cells.
+    grace = json.loads(json.dumps(released))
+    grace["cells"].insert(
+        2,
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "get_ipython().input_transformers_cleanup.append(\n"
+            "    lambda lines: ['pass\\n'] if any('_run_public' in l or 'run_hidden' in l"
+            " for l in lines) else lines)\n",
+        },
+    )
+    put("grace", grace)
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    base = tmp_path_factory.mktemp("nbgrader") / "course"
+    normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)
+    nbgrader("generate_assignment", ASSIGNMENT, cwd=base)
+    _submissions(base)
+    return base
+
+
+@pytest.fixture(scope="module")
+def native(course):
+    """The class graded by `nbgrader autograde` (tests run in each student's kernel)."""
+    copy = course.parent / "native"
+    shutil.copytree(course, copy)
+    nbgrader("autograde", ASSIGNMENT, "--create", cwd=copy, check=False)  # erin's notebook makes it exit 1
+    nbgrader("generate_feedback", ASSIGNMENT, cwd=copy, check=False)
+    return copy, exported(copy)
+
+
+@pytest.fixture(scope="module")
+def secure(course):
+    """The class graded by `normlab autograde` (sandboxed), grades written through nbgrader's API."""
+    copy = course.parent / "secure"
+    shutil.copytree(course, copy)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT)
+    return copy, exported(copy), out.stdout
+
+
+def auto_points(course: Path) -> float:
+    nb = load(course / "release" / ASSIGNMENT / "lab.ipynb")
+    return sum(
+        c["metadata"]["nbgrader"].get("points", 0)
+        for c in nb["cells"]
+        if c["metadata"].get("nbgrader", {}).get("grade") and c["cell_type"] == "code"
+    )
+
+
+def test_release_validates_with_nbgrader(course, tmp_path):
+    released = course / "release" / ASSIGNMENT / "lab.ipynb"
+    untouched = nbgrader("validate", released, cwd=course, check=False)
+    assert "The following cell failed" in untouched.stdout + untouched.stderr
+    good = save(filled(load(released), load(course / "source" / ASSIGNMENT / "lab.ipynb")), tmp_path / "lab.ipynb")
+    shutil.copytree(course / "release" / ASSIGNMENT / "configs", tmp_path / "configs")
+    passed = nbgrader("validate", good, cwd=tmp_path, check=False)
+    assert "Success! Your notebook passes all the tests." in passed.stdout, passed.stdout[-2000:]
+
+
+def test_native_path_grades_the_honest_submissions(course, native):
+    _, grades = native
+    assert grades["alice"] == auto_points(course)
+    assert grades["carol"] == 0
+    assert 0 < grades["bob"] < grades["alice"]
+
+
+def test_both_paths_agree_on_every_honest_submission(native, secure):
+    _, native_grades = native
+    _, secure_grades, _ = secure
+    for student in HONEST:
+        assert secure_grades[student] == native_grades[student], student
+
+
+def test_only_normlab_denies_the_tampering_submissions(course, native, secure):
+    _, native_grades = native
+    _, secure_grades, _ = secure
+    full = auto_points(course)
+    assert native_grades["grace"] == full  # nbgrader: blanked test cells pass
+    assert secure_grades["grace"] == 0
+    assert native_grades["frank"] > secure_grades["frank"]  # patched np.testing passes public tests
+    assert secure_grades["frank"] < full
+
+
+def test_normlab_grades_mangled_and_broken_notebooks(course, secure):
+    _, grades, stdout = secure
+    assert grades["dave"] == auto_points(course)  # correct code; the cell structure does not matter
+    assert grades["erin"] == 0
+    assert "7 graded" in stdout and "0 not graded" in stdout
+
+
+def test_manual_questions_reach_formgrader(secure):
+    from nbgrader.api import Gradebook
+
+    course, _, _ = secure
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        alice = gb.find_submission_notebook("lab", ASSIGNMENT, "alice")
+        manual = [g for g in alice.grades if g.cell.cell_type == "markdown"]
+        assert len(manual) == 10 and all(g.needs_manual_grade and g.auto_score is None for g in manual)
+        carol = gb.find_submission_notebook("lab", ASSIGNMENT, "carol")
+        assert all(
+            g.auto_score == 0 and not g.needs_manual_grade for g in carol.grades if g.cell.cell_type == "markdown"
+        )
+        assert alice.needs_manual_grade and not carol.needs_manual_grade
+    notebook = load(course / "autograded" / "alice" / ASSIGNMENT / "lab.ipynb")
+    assert any("norms rescale" in "".join(c["source"]) for c in notebook["cells"])
+
+
+def test_feedback_is_written_and_leaks_nothing(secure, native):
+    course, _, _ = secure
+    for student in ("alice", "bob", "carol", "dave", "erin", "frank", "grace"):
+        page = (course / "feedback" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
+        assert "<table>" in page
+        # Students who submitted the reference's code may see their own code in tracebacks.
+        assert leaks(page, solutions=student in ("carol", "erin", "grace")) == [], student
+    # nbgrader's own feedback from the untouched student's notebooks, on both paths.
+    for root, _ in (native, (course, None)):
+        carol = root / "feedback" / "carol" / ASSIGNMENT / "lab.html"
+        assert carol.is_file() or root == course
+        if carol.is_file():
+            assert leaks(carol.read_text()) == []
+
+
+def test_student_facing_release_leaks_nothing(course, tmp_path):
+    released = (course / "release" / ASSIGNMENT / "lab.ipynb").read_text()
+    assert leaks(json.dumps([c["source"] for c in json.loads(released)["cells"]])) == []
+    assert leaks((course / "source" / ASSIGNMENT / "lab.ipynb").read_text())  # the scan can find leaks
+    bundle = tmp_path / "student.zip"
+    normlab("release", "--student-zip", bundle, cwd=ROOT)
+    import zipfile
+
+    with zipfile.ZipFile(bundle) as z:
+        names = z.namelist()
+        text = "\n".join(z.read(n).decode("utf-8", "replace") for n in names)
+    assert not [n for n in names if "/suites/" in n or "solutions" in n or n.endswith("questions.toml")]
+    assert leaks(text) == []
+
+
+def test_a_rerun_resumes_without_regrading(secure):
+    course, grades, _ = secure
+    again = normlab("autograde", ASSIGNMENT, "--course-dir", course, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded, 7 unchanged" in again
+    report = course / "normlab" / ASSIGNMENT / "reports" / "bob.json"
+    stamp = report.stat().st_mtime_ns
+    (course / "normlab" / ASSIGNMENT / "done" / "bob").unlink()  # interrupted after grading bob
+    resumed = normlab("autograde", ASSIGNMENT, "--course-dir", course, "--no-progress", cwd=ROOT).stdout
+    assert "1 graded, 6 unchanged" in resumed
+    assert report.stat().st_mtime_ns == stamp  # the stored report was reused, not regraded
+    assert exported(course) == grades
+
+
+def test_a_dask_cluster_on_loopback_grades_the_same(course, secure):
+    from distributed import LocalCluster
+
+    copy = course.parent / "dask"
+    shutil.copytree(course, copy)
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        out = normlab(
+            "autograde",
+            ASSIGNMENT,
+            "--course-dir",
+            copy,
+            "--no-progress",
+            "--scheduler",
+            cluster.scheduler_address,
+            cwd=ROOT,
+        )
+    assert "7 graded" in out.stdout
+    _, secure_grades, _ = secure
+    assert exported(copy) == secure_grades
