@@ -12,8 +12,8 @@ from pathlib import Path
 
 import jinja2
 
-from grader.messages import Message, render
-from grader.model import Report, Visibility
+from grader.messages import Message, describe, render
+from grader.model import Report
 from grader.reporters import STATUS_MARK, test_output
 
 
@@ -41,7 +41,7 @@ def feedback_html(report: Report, *, student: str, assignment: str, lang: str = 
                         "visibility_label": render(
                             Message("feedback.hidden" if r.visibility is Visibility.HIDDEN else "feedback.public"), lang
                         ),
-                        "description": r.description,
+                        "description": describe(r.name, r.description, lang),
                         "output": test_output(r, lang),
                         "score": f"{r.score:g}",
                         "max_score": f"{r.max_score:g}",

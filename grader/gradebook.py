@@ -28,7 +28,7 @@ from typing import Any
 import nbformat
 
 from grader.faults import GraderFault
-from grader.messages import render_all
+from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
 
 
@@ -159,7 +159,7 @@ def _verdict_lines(results: list[CheckResult], lang: str) -> str:
     lines = []
     for r in results:
         mark = "PASS" if r.status is Status.PASSED else r.status.value.upper()
-        lines.append(f"{mark:<8} {r.description}  ({r.score:g}/{r.max_score:g})")
+        lines.append(f"{mark:<8} {describe(r.name, r.description, lang)}  ({r.score:g}/{r.max_score:g})")
         if r.status is not Status.PASSED and r.messages:
             lines.append("         " + render_all(r.messages, lang).replace("\n", "\n         "))
     return "\n".join(lines) + "\n"

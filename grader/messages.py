@@ -61,6 +61,18 @@ def render(message: Message, lang: str = DEFAULT_LANGUAGE) -> str:
     return templates.get(lang, templates[DEFAULT_LANGUAGE]).format(**message.params)
 
 
+@cache
+def descriptions() -> dict[str, dict[str, str]]:
+    """Translations of the tests' descriptions (their docstrings): ``{test name: {lang: text}}``."""
+    path = resources.files("grader").joinpath("descriptions.toml")
+    return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def describe(name: str, english: str, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A test's description in ``lang``; the docstring itself is the English text."""
+    return descriptions().get(name, {}).get(lang, english) if lang != DEFAULT_LANGUAGE else english
+
+
 def render_all(messages: tuple[Message, ...] | list[Message], lang: str = DEFAULT_LANGUAGE) -> str:
     """Render several messages as one paragraph per message."""
     return "\n".join(render(m, lang) for m in messages)

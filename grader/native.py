@@ -29,7 +29,7 @@ import pytest
 from grader import checks, paths
 from grader.client import Reply
 from grader.faults import StudentFault
-from grader.messages import Message, render_all
+from grader.messages import Message, describe, render_all
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.sandbox.limits import Limits
@@ -109,7 +109,7 @@ def run_hidden(exercise: str, namespace: dict[str, Any], lang: str = "en") -> fl
             "sublayer": checks.Sublayer,
         }
         kwargs = {p: fixtures[p] for p in inspect.signature(func).parameters}
-        doc = " ".join((func.__doc__ or name).split())
+        doc = describe(f"{exercise}/hidden/{name}", " ".join((func.__doc__ or name).split()), lang)
         # Warnings and stderr from the student's code would make nbgrader zero the cell.
         sink = io.StringIO()
         try:

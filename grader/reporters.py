@@ -11,7 +11,7 @@ import io
 import json
 from typing import Any
 
-from grader.messages import Message, render, render_all
+from grader.messages import Message, describe, render, render_all
 from grader.model import CheckResult, Report, Status
 
 FORMATS = ("text", "json", "gradescope", "csv")
@@ -62,7 +62,8 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
         out.append("")
         out.append(f"{exercise} ".ljust(width - 12, "-") + f" {_points(got)}/{_points(total)}".rjust(12))
         for r in rows:
-            label = f"  {STATUS_MARK[r.status]:<7} {r.visibility.value:<6} {r.description}"
+            where = render(Message(f"feedback.{r.visibility.value}"), lang)
+            label = f"  {STATUS_MARK[r.status]:<7} {where:<7} {describe(r.name, r.description, lang)}"
             if len(label) > width - 10:
                 label = label[: width - 13] + "..."
             out.append(label.ljust(width - 10) + f"{_points(r.score)}/{_points(r.max_score)}".rjust(10))
@@ -95,7 +96,7 @@ def to_dict(report: Report, lang: str = "en") -> dict[str, Any]:
                 "name": r.name,
                 "exercise": r.exercise,
                 "visibility": r.visibility.value,
-                "description": r.description,
+                "description": describe(r.name, r.description, lang),
                 "score": r.score,
                 "max_score": r.max_score,
                 "status": r.status.value,
@@ -126,7 +127,7 @@ def to_gradescope(report: Report, lang: str = "en") -> str:
         "stdout_visibility": "hidden",
         "tests": [
             {
-                "name": f"{r.exercise}: {r.description}",
+                "name": f"{r.exercise}: {describe(r.name, r.description, lang)}",
                 "number": r.name,
                 "score": r.score,
                 "max_score": r.max_score,

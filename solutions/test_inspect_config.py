@@ -20,6 +20,7 @@ def bank(name):
 
 
 def test_report_has_exactly_the_documented_keys(student):
+    """The report has exactly the documented keys, with the documented types."""
     report = student.inspect_config(bank("gpt2.json"))
     assert set(report) == KEYS
     assert isinstance(report["eps"], float)
@@ -28,6 +29,7 @@ def test_report_has_exactly_the_documented_keys(student):
 
 
 def test_gpt2(student):
+    """GPT-2: a pre-norm LayerNorm model with eps 1e-5 read from layer_norm_epsilon and 2L + 1 norms."""
     report = student.inspect_config(bank("gpt2.json"))
     assert report["model_type"] == "gpt2"
     assert report["norm_type"] == "layernorm"
@@ -41,6 +43,7 @@ def test_gpt2(student):
 
 
 def test_llama_2(student):
+    """Llama-2: a pre-norm RMSNorm model whose eps (1e-5) comes from the file, not from a default."""
     report = student.inspect_config(bank("llama-2-7b.json"))
     assert report["norm_type"] == "rmsnorm"
     assert abs(report["eps"] - 1e-5) < 1e-15  # the file's value, not LlamaConfig's 1e-6
@@ -53,6 +56,7 @@ def test_llama_2(student):
 
 
 def test_note_names_the_norm_and_its_eps(student):
+    """The note names the norm type in words and writes its eps."""
     report = student.inspect_config(bank("llama-2-7b.json"))
     note = report["note"]
     assert "RMSNorm" in note

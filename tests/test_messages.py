@@ -55,3 +55,20 @@ def test_render_fills_placeholders_in_each_language():
     message = Message("fault.not_implemented", {"function": "rmsnorm"})
     assert render(message) == "rmsnorm is not implemented yet: it raises NotImplementedError."
     assert render(message, "pt-BR").startswith("rmsnorm ainda não foi implementada")
+
+
+def test_every_test_has_a_portuguese_description():
+    from grader import paths
+    from grader.runner import Options, grade
+
+    names = {r.name for r in grade(paths.solutions_dir(), Options()).results}
+    catalog = messages.descriptions()
+    assert set(catalog) == names
+    assert all(set(entry) == {"pt-BR"} and entry["pt-BR"].strip() for entry in catalog.values())
+
+
+def test_descriptions_render_in_the_reader_language():
+    name = "rmsnorm/hidden/test_sequence_of_tokens"
+    english = "A (T, C) float64 sequence matches the formula."
+    assert messages.describe(name, english, "en") == english
+    assert messages.describe(name, english, "pt-BR") == messages.descriptions()[name]["pt-BR"]
