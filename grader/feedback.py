@@ -38,9 +38,7 @@ def feedback_html(report: Report, *, student: str, assignment: str, lang: str = 
                     {
                         "status": r.status.value,
                         "status_label": STATUS_MARK[r.status],
-                        "visibility_label": render(
-                            Message("feedback.hidden" if r.visibility is Visibility.HIDDEN else "feedback.public"), lang
-                        ),
+                        "visibility_label": render(Message(f"feedback.{r.visibility.value}"), lang),
                         "description": describe(r.name, r.description, lang),
                         "output": test_output(r, lang),
                         "score": f"{r.score:g}",
