@@ -31,11 +31,18 @@ def _claim_slot(counter: multiprocessing.sharedctypes.Synchronized[int]) -> None
         counter.value += 1
 
 
-def _grade_in_slot(path: str, options: Options) -> Report | str:
+def _grade_safely(path: str, options: Options) -> Report | str:
+    """A report, or why this one submission could not be graded (never an exception)."""
     try:
-        return grade(path, replace(options, slot=_slot))
+        return grade(path, options)
     except (GraderFault, SubmissionError) as exc:
         return f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # a bug of ours on one submission must not stop the batch
+        return f"grader fault ({type(exc).__name__}): {exc}"
+
+
+def _grade_in_slot(path: str, options: Options) -> Report | str:
+    return _grade_safely(path, replace(options, slot=_slot))
 
 
 def _grade_on_dask_worker(path: str, options: Options) -> Report | str:
@@ -46,10 +53,7 @@ def _grade_on_dask_worker(path: str, options: Options) -> Report | str:
 
     name = get_worker().name
     slot = name if isinstance(name, int) else zlib.crc32(str(name).encode()) % 1000
-    try:
-        return grade(path, replace(options, slot=slot))
-    except (GraderFault, SubmissionError) as exc:
-        return f"{type(exc).__name__}: {exc}"
+    return _grade_safely(path, replace(options, slot=slot))
 
 
 def _grade_on_dask(submissions: list[Path], options: Options, scheduler: str) -> Iterator[tuple[Path, Report | str]]:
@@ -93,4 +97,7 @@ def grade_many(
             pool.submit(_grade_in_slot, str(path), options): path for path in submissions
         }
         for future in as_completed(futures):
-            yield futures[future], future.result()
+            try:
+                yield futures[future], future.result()
+            except Exception as exc:  # a pool process died: this submission is ungraded, not the batch
+                yield futures[future], f"{type(exc).__name__}: {exc}"

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from grader.faults import StudentRaised
+from grader.faults import StudentRaised, safe_type_name
 from grader.messages import Message
 from grader.worker import callables
 from grader.worker.protocol import Unsupported, WireCallable, WireFile
@@ -95,14 +95,30 @@ def expect(condition: bool, message_id: str, **params: Any) -> None:
 
 
 def _describe_type(value: Any) -> str:
-    if isinstance(value, Unsupported):
-        return value.type_name
-    return type(value).__name__
+    """The answer's type name; on a hidden test only from a fixed vocabulary, because a class
+    the student named could carry hidden inputs out through the feedback."""
+    name = value.type_name if isinstance(value, Unsupported) else type(value).__name__
+    return safe_type_name(name) if is_hidden() else name[:80]
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        text = f"<{type(value).__name__} too long to show>"
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+DTYPE_KINDS = {
+    "b": "bool",
+    "c": "complex",
+    "O": "object",
+    "V": "structured",
+    "S": "bytes",
+    "U": "str",
+    "M": "datetime",
+    "m": "timedelta",
+}
 
 
 def _sig1(x: float) -> str:
@@ -154,19 +170,30 @@ def expect_array(
     want = np.asarray(want)
     if not np.isfinite(want.astype(np.float64)).all():
         raise ValueError(f"reference answer for {what} is not finite: the suite is wrong")
+    hidden = is_hidden()
     if type(got) is not np.ndarray:
         raise Mismatch([Message("check.not_array", {"what": what, "type": _describe_type(got)})])
     if got.dtype.kind not in "fiu":
-        raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": str(got.dtype)})])
+        kind = DTYPE_KINDS.get(got.dtype.kind, "other") if hidden else str(got.dtype)[:80]
+        raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": kind})])
     if got.shape != want.shape:
-        shape = Message("check.shape", {"what": what, "actual": str(got.shape), "expected": str(want.shape)})
+        # On a hidden test the student's shape is not echoed: its sizes could encode inputs.
+        shape = (
+            Message("check.shape_hidden", {"what": what, "expected": str(want.shape)})
+            if hidden
+            else Message("check.shape", {"what": what, "actual": str(got.shape), "expected": str(want.shape)})
+        )
         raise Mismatch([shape, *_hint_messages(got, hints, tol or tolerance_for(want.dtype))])
     if dtype and got.dtype != want.dtype:
         raise Mismatch([Message("check.dtype", {"what": what, "actual": str(got.dtype), "expected": str(want.dtype)})])
     finite = np.isfinite(got)
     if not finite.all():
         index = str(tuple(int(i) for i in np.argwhere(~finite)[0]))
-        messages = [Message("check.non_finite", {"what": what, "count": int((~finite).sum()), "index": index})]
+        messages = [
+            Message("check.non_finite_hidden", {"what": what})
+            if hidden
+            else Message("check.non_finite", {"what": what, "count": int((~finite).sum()), "index": index})
+        ]
         raise Mismatch(messages + _hint_messages(got, hints, tol or tolerance_for(want.dtype)))
     tol = tol or tolerance_for(want.dtype)
     ok = _close(got, want, tol)
@@ -178,8 +205,12 @@ def expect_array(
     index = str(tuple(int(i) for i in worst))
     rel = float(err[worst] / max(abs(float(w[worst])), 1e-300))
     params = {"what": what, "count": int((~ok).sum()), "size": int(ok.size), "index": index, "rtol": tol.rtol}
-    if is_hidden():
-        message = Message("check.values_hidden", params | {"rel_err": _sig1(rel)})
+    if hidden:
+        # The index and an order of magnitude of the worst error: enough to find a bug, a
+        # deliberately small channel for anything else (the count is left out).
+        message = Message(
+            "check.values_hidden", {"what": what, "index": index, "rel_err": _sig1(rel), "rtol": tol.rtol}
+        )
     else:
         message = Message(
             "check.values_public",
@@ -221,7 +252,11 @@ def expect_value(
             [Message("check.value_type", {"what": what, "expected_type": kind, "type": _describe_type(got)})]
         )
     if kind == "float":
-        g, w = float(got), float(want)
+        try:
+            g = float(got)
+        except OverflowError:  # an int beyond float's range is simply wrong
+            g = math.inf
+        w = float(want)
         bound = (1e-9 if rel is None else rel) * abs(w)
         ok = math.isfinite(g) and abs(g - w) <= bound + 1e-300
     else:
@@ -230,7 +265,8 @@ def expect_value(
         return
     hint = [Message(h) for candidate, h in hints if _same_value(got, candidate, rel)][:1]
     if is_hidden():
-        raise Mismatch([Message("check.value_hidden", {"what": what, "actual": _short(got)}), *hint])
+        # The student's value is not echoed either: it could be a hidden input smuggled out.
+        raise Mismatch([Message("check.value_hidden", {"what": what}), *hint])
     raise Mismatch(
         [Message("check.value_public", {"what": what, "actual": _short(got), "expected": _short(want)}), *hint]
     )
@@ -238,7 +274,10 @@ def expect_value(
 
 def _same_value(got: Any, candidate: Any, rel: float | None) -> bool:
     if isinstance(candidate, float) and isinstance(got, (int, float, np.integer, np.floating)):
-        return abs(float(got) - candidate) <= (1e-9 if rel is None else rel) * abs(candidate) + 1e-300
+        try:
+            return abs(float(got) - candidate) <= (1e-9 if rel is None else rel) * abs(candidate) + 1e-300
+        except OverflowError:
+            return False
     return bool(got == candidate)
 
 
@@ -250,21 +289,13 @@ def expect_keys(got: Any, keys: Iterable[str], *, what: str) -> None:
             [Message("check.value_type", {"what": what, "expected_type": "dict", "type": _describe_type(got)})]
         )
     missing = sorted(set(keys) - set(got))
-    extra = sorted(set(got) - set(keys))
+    extra = sorted(str(k)[:40] for k in set(got) - set(keys))
     if missing or extra:
-        raise Mismatch(
-            [
-                Message(
-                    "check.keys",
-                    {
-                        "what": what,
-                        "expected": ", ".join(keys),
-                        "missing": ", ".join(missing) or "-",
-                        "extra": ", ".join(extra) or "-",
-                    },
-                )
-            ]
-        )
+        params = {"what": what, "expected": ", ".join(keys), "missing": ", ".join(missing) or "-"}
+        # Unexpected key names are the student's own strings: counted, not shown, when hidden.
+        if is_hidden():
+            raise Mismatch([Message("check.keys_hidden", params | {"extra": len(extra)})])
+        raise Mismatch([Message("check.keys", params | {"extra": ", ".join(extra) or "-"})])
 
 
 @contextlib.contextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import queue
+import secrets
 import signal
 import subprocess
 import threading
@@ -149,10 +150,12 @@ class Worker:
                 frames.put(("frame", protocol.decode(protocol.read_exact(fd, n))))
         except EOFError:
             frames.put(("eof", None))
-        except protocol.ProtocolError as exc:
-            frames.put(("invalid", str(exc)))
+        except (protocol.ProtocolError, MemoryError) as exc:
+            frames.put(("invalid", f"{type(exc).__name__}: {exc}"))
         except OSError as exc:
             frames.put(("eof", str(exc)))
+        except Exception as exc:  # whatever the bytes were, this call fails, not the grader
+            frames.put(("invalid", f"{type(exc).__name__}: {exc}"))
         finally:
             os.close(fd)
 
@@ -184,7 +187,10 @@ class Worker:
 
     # -- calls -----------------------------------------------------------------------------
 
-    def _wait(self, deadline: float) -> Reply:
+    def _wait(self, deadline: float, nonce: str | None = None) -> Reply:
+        """The reply to the call tagged ``nonce``. Frames carrying another tag were forged by
+        the student's code (it can write to the response pipe) and are dropped, so forged
+        answers can never be taken for the answers to later calls."""
         importing: str | None = None
         while True:
             remaining = deadline - time.monotonic()
@@ -194,6 +200,8 @@ class Worker:
             try:
                 kind, value = self.frames.get(timeout=remaining)
             except queue.Empty:
+                continue
+            if kind == "frame" and nonce is not None and (not isinstance(value, dict) or value.get("nonce") != nonce):
                 continue
             if kind == "frame" and isinstance(value, dict) and value.get("event") in ("import_start", "import_done"):
                 importing = str(value.get("module")) if value["event"] == "import_start" else None
@@ -221,11 +229,12 @@ class Worker:
         """Run ``function(*args, **kwargs)`` in the worker, starting it if needed."""
         if self.proc is None:
             self._start()
+        nonce = secrets.token_hex(16)
         try:
-            self._send({"op": "call", "function": function, "args": args, "kwargs": kwargs})
+            self._send({"op": "call", "function": function, "args": args, "kwargs": kwargs, "nonce": nonce})
         except (BrokenPipeError, OSError):
-            return self._wait(deadline=time.monotonic() + 2.0)
-        return self._wait(deadline=time.monotonic() + (seconds or self.limits.call_seconds))
+            return self._wait(deadline=time.monotonic() + 2.0, nonce=nonce)
+        return self._wait(deadline=time.monotonic() + (seconds or self.limits.call_seconds), nonce=nonce)
 
     @property
     def stdout(self) -> str:

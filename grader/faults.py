@@ -8,8 +8,29 @@ grading without a score.
 
 from __future__ import annotations
 
+import builtins
+
 from grader.messages import Message
 from grader.model import Status
+
+BUILTIN_EXCEPTIONS = frozenset(
+    name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException)
+)
+"""The only exception names shown on hidden tests: a class name the student chose could carry
+hidden inputs out through the feedback."""
+SAFE_TYPE_NAMES = frozenset(
+    {"NoneType", "bool", "int", "float", "complex", "str", "bytes", "list", "tuple", "dict", "set", "module", "type"}
+)
+
+
+def builtin_name(name: object) -> str:
+    """``name`` if it is a built-in exception's name, else a neutral phrase."""
+    return name if isinstance(name, str) and name in BUILTIN_EXCEPTIONS else "an exception"
+
+
+def safe_type_name(name: object) -> str:
+    """A type name from a fixed vocabulary: anything the student named themselves is hidden."""
+    return name if isinstance(name, str) and name in SAFE_TYPE_NAMES else "an object of another type"
 
 
 class GraderFault(Exception):
@@ -33,18 +54,16 @@ class StudentFault(Exception):
 class StudentRaised(StudentFault):
     """The student's function raised an exception."""
 
-    def __init__(self, function: str, exc_type: str, builtin: bool, message: str, traceback: str) -> None:
-        self.exc_type, self.builtin, self.exc_message, self.traceback = exc_type, builtin, message, traceback
-        if exc_type == "NotImplementedError":
+    def __init__(self, function: str, exc_type: str, builtin_type: str, message: str, traceback: str) -> None:
+        self.exc_type, self.builtin_type, self.exc_message, self.traceback = exc_type, builtin_type, message, traceback
+        if builtin_type == "NotImplementedError":
             shown = [Message("fault.not_implemented", {"function": function})]
             private: list[Message] = []
         else:
-            # The exception's own text is the student's and may print hidden inputs, so hidden
-            # tests show only the type, and only when it is a built-in one.
-            shown = [
-                Message("fault.raised", {"function": function, "exc_type": exc_type if builtin else "an exception"})
-            ]
-            private = [Message("fault.exception_text", {"text": message[:500]})]
+            # The exception's class name and text are the student's and may carry hidden inputs,
+            # so hidden tests show only the nearest built-in type; the rest is for public tests.
+            shown = [Message("fault.raised", {"function": function, "exc_type": builtin_type})]
+            private = [Message("fault.exception_text", {"text": f"{exc_type}: {message[:500]}"})]
             if traceback:
                 private.append(Message("fault.traceback", {"traceback": traceback}))
         super().__init__(function, shown, private=private)
@@ -70,16 +89,17 @@ EXPECTABLE: dict[str, type[Exception]] = {
 _mixed: dict[str, type[StudentRaised]] = {}
 
 
-def student_raised(function: str, exc_type: str, builtin: bool, message: str, traceback: str) -> StudentRaised:
-    """The exception for a student's raise, catchable as the built-in type where that is safe."""
-    if not builtin or exc_type not in EXPECTABLE:
-        return StudentRaised(function, exc_type, builtin, message, traceback)
-    if exc_type not in _mixed:
+def student_raised(function: str, exc_type: str, builtin_type: object, message: str, traceback: str) -> StudentRaised:
+    """The exception for a student's raise, catchable as its built-in type where that is safe."""
+    builtin_type = builtin_name(builtin_type)
+    if builtin_type not in EXPECTABLE:
+        return StudentRaised(function, exc_type, builtin_type, message, traceback)
+    if builtin_type not in _mixed:
         try:
-            _mixed[exc_type] = type(f"Student{exc_type}", (StudentRaised, EXPECTABLE[exc_type]), {})
+            _mixed[builtin_type] = type(f"Student{builtin_type}", (StudentRaised, EXPECTABLE[builtin_type]), {})
         except TypeError:  # incompatible instance layouts (OSError family): no mixing
-            return StudentRaised(function, exc_type, builtin, message, traceback)
-    return _mixed[exc_type](function, exc_type, builtin, message, traceback)
+            return StudentRaised(function, exc_type, builtin_type, message, traceback)
+    return _mixed[builtin_type](function, exc_type, builtin_type, message, traceback)
 
 
 class StudentMissing(StudentFault):
@@ -89,20 +109,29 @@ class StudentMissing(StudentFault):
         if found is None:
             messages = [Message("fault.missing", {"function": function, "module": module})]
         else:
-            messages = [Message("fault.not_callable", {"function": function, "module": module, "found": found})]
+            messages = [
+                Message("fault.not_callable", {"function": function, "module": module, "found": safe_type_name(found)})
+            ]
         super().__init__(function, messages)
 
 
 class StudentImportError(StudentFault):
     """Importing the module that should define the function failed."""
 
-    def __init__(self, function: str, module: str, exc_type: str, message: str, traceback: str) -> None:
-        private = [Message("fault.exception_text", {"text": message[:500]})]
+    def __init__(
+        self, function: str, module: str, exc_type: str, builtin_type: object, message: str, traceback: str
+    ) -> None:
+        private = [Message("fault.exception_text", {"text": f"{exc_type}: {message[:500]}"})]
         if traceback:
             private.append(Message("fault.traceback", {"traceback": traceback}))
         super().__init__(
             function,
-            [Message("fault.import_error", {"function": function, "module": module, "exc_type": exc_type})],
+            [
+                Message(
+                    "fault.import_error",
+                    {"function": function, "module": module, "exc_type": builtin_name(builtin_type)},
+                )
+            ],
             private=private,
         )
 

@@ -124,5 +124,6 @@ def run_hidden(exercise: str, namespace: dict[str, Any], lang: str = "en") -> fl
             continue
         earned += points
         print(f"PASS  {doc}  ({points:g}/{points:g})")
+    reference.close()
     print(f"{exercise}: {earned:g}/{total:g} points from hidden tests")
     return earned

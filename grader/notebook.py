@@ -93,7 +93,7 @@ def extract(raw: bytes) -> Extracted:
             notes.append(Message("submission.cell_magic_removed", {"cell": number}))
         try:
             tree = ast.parse(source)
-        except (SyntaxError, ValueError) as exc:
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # a nesting bomb is a bad cell
             line = getattr(exc, "lineno", None) or "?"
             notes.append(Message("submission.cell_syntax_error", {"cell": number, "line": line}))
             continue

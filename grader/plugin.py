@@ -142,6 +142,12 @@ class GradingPlugin:
         elif isinstance(exc, (AssertionError, pytest.fail.Exception)) and not hidden:
             status = Status.FAILED
             messages = [Message("check.assertion", {"text": str(exc)[:1500] or "assert"})]
+        elif isinstance(exc, Exception) and not isinstance(exc, GraderFault) and not hidden:
+            # A public test is plain numpy on the student's answer: an answer of the wrong kind
+            # (None, a dict, a scalar) makes it raise. That is a failed check, not our fault; the
+            # reference passing every public test shows the tests themselves are sound.
+            status = Status.FAILED
+            messages = [Message("check.public_error", {"text": f"{type(exc).__name__}: {exc}"[:1500]})]
         elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
             # A bare assert in a hidden test: its text could print hidden values, so say less.
             status = Status.FAILED

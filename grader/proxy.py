@@ -36,14 +36,29 @@ from grader.sandbox.limits import Limits
 from grader.submission import Prepared
 
 SIGNAL_REASONS = {
-    signal.SIGXCPU: "cpu",
-    signal.SIGSEGV: "segv",
-    signal.SIGBUS: "segv",
-    signal.SIGABRT: "abort",
-    signal.SIGKILL: "killed",
-    signal.SIGSYS: "syscall",
-    signal.SIGXFSZ: "file_size",
+    int(signal.SIGXCPU): "cpu",
+    int(signal.SIGSEGV): "segv",
+    int(signal.SIGBUS): "segv",
+    int(signal.SIGABRT): "abort",
+    int(signal.SIGKILL): "killed",
+    int(signal.SIGSYS): "syscall",
+    int(signal.SIGXFSZ): "file_size",
 }
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # real-time signals have numbers but no names
+        return f"signal {number}"
+
+
+def _finite_seconds(value: object) -> float:
+    try:
+        seconds = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+    return seconds if 0.0 <= seconds < 1e9 else 0.0
 
 
 @dataclass
@@ -113,7 +128,8 @@ class StudentProxy:
         if module not in self._prepared.present:
             raise StudentMissing(function, f"{module}.py", None)
         if module in self._broken_modules:
-            raise self._broken_modules[module]
+            # A fresh traceback each time: re-raising the stored fault would grow its traceback.
+            raise self._broken_modules[module].with_traceback(None)
         if self._strikes.get(function, 0) >= self._limits.timeout_strikes:
             raise StudentTimeout(
                 function, [Message("fault.timeout_repeat", {"function": function, "strikes": self._strikes[function]})]
@@ -145,9 +161,7 @@ class StudentProxy:
         if reply.kind == "died":
             raise self._died(function, module, reply)
         if reply.kind == "invalid":
-            raise BadResult(
-                function, [Message("fault.bad_result", {"function": function, "detail": reply.detail[:200]})]
-            )
+            raise self._bad_result(function, reply.detail)
 
         message = reply.message
         status = message.get("status")
@@ -159,6 +173,7 @@ class StudentProxy:
                 function,
                 f"{module}.py",
                 str(message.get("exc_type")),
+                message.get("builtin_type"),
                 str(message.get("message", "")),
                 str(message.get("traceback", "")),
             )
@@ -171,49 +186,55 @@ class StudentProxy:
             raise student_raised(
                 function,
                 str(message.get("exc_type")),
-                bool(message.get("builtin")),
+                message.get("builtin_type"),
                 str(message.get("message", "")),
                 str(message.get("traceback", "")),
             )
         if status == "unencodable":
-            raise BadResult(
-                function,
-                [Message("fault.bad_result", {"function": function, "detail": str(message.get("detail"))[:200]})],
-            )
-        if status != "ok" or "result" not in message:
-            raise BadResult(
-                function, [Message("fault.bad_result", {"function": function, "detail": "malformed response"})]
-            )
+            raise self._bad_result(function, str(message.get("detail")))
+        mutated, records = message.get("mutated", []), message.get("callables", [])
+        # The response is written by the student's process: every field is checked like an answer.
+        if status != "ok" or "result" not in message or not isinstance(mutated, list) or not isinstance(records, list):
+            raise self._bad_result(function, "malformed response")
+        if not all(isinstance(m, str) for m in mutated):
+            raise self._bad_result(function, "malformed record of modified arguments")
         self.last_call = CallRecord(
             function=function,
-            mutated=[str(m) for m in message.get("mutated", []) if isinstance(m, str)],
-            callables=[c for c in message.get("callables", []) if isinstance(c, dict)],
+            mutated=[m[:100] for m in mutated],
+            callables=records,
             stdout=output,
-            seconds=float(message.get("seconds", 0.0)) if isinstance(message.get("seconds"), (int, float)) else 0.0,
+            seconds=_finite_seconds(message.get("seconds", 0.0)),
         )
         return message["result"]
 
+    @staticmethod
+    def _bad_result(function: str, detail: str) -> BadResult:
+        # What was wrong may be the student's own text (an encoding error message): public only.
+        return BadResult(
+            function,
+            [Message("fault.bad_result", {"function": function})],
+            private=[Message("fault.bad_result_detail", {"detail": str(detail)[:200]})],
+        )
+
     def _died(self, function: str, module: str, reply: Reply) -> StudentFault:
         code = reply.returncode
-        if code is not None and code < 0:
-            reason = (
-                SIGNAL_REASONS.get(signal.Signals(-code), "signal") if -code in signal.valid_signals() else "signal"
-            )
-            name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
-            msg = Message(f"fault.died_{reason}", {"function": function, "signal": name})
-        elif code is not None and code >= 128 and code - 128 in signal.valid_signals():
-            # bubblewrap reports a child killed by a signal as 128 + the signal number.
-            sig = signal.Signals(code - 128)
-            msg = Message(f"fault.died_{SIGNAL_REASONS.get(sig, 'signal')}", {"function": function, "signal": sig.name})
+        # bubblewrap reports a child killed by signal N as exit status 128 + N.
+        number = -code if code is not None and code < 0 else code - 128 if code is not None and code > 128 else None
+        if number is not None and 0 < number < 128:
+            reason, status = SIGNAL_REASONS.get(number, "signal"), _signal_name(number)
         else:
-            msg = Message("fault.died_exit", {"function": function, "code": "?" if code is None else code})
+            reason, status = "exit", f"exit code {'?' if code is None else code}"
+        # The exit status is chosen by the student's code (it can encode hidden inputs), so it
+        # is shown on public tests only.
+        shown = [Message(f"fault.died_{reason}", {"function": function})]
+        private = [Message("fault.died_detail", {"status": status})]
         if reply.importing:
-            fault: StudentFault = StudentCrashed(
-                function, [Message("fault.import_crashed", {"module": f"{module}.py"}), msg]
+            fault = StudentCrashed(
+                function, [Message("fault.import_crashed", {"module": f"{module}.py"}), *shown], private=private
             )
             self._broken_modules[module] = fault
             return fault
-        return StudentCrashed(function, [msg])
+        return StudentCrashed(function, shown, private=private)
 
     def take_output(self) -> str:
         """The print output collected since the last call to this method."""

@@ -9,6 +9,7 @@ name; the functions keep working through their own module globals.
 from __future__ import annotations
 
 import importlib
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -75,6 +76,10 @@ class Reference:
 
         call.__name__ = name
         return call
+
+    def close(self) -> None:
+        """Remove the scratch files written for file arguments (they hold hidden inputs)."""
+        shutil.rmtree(self._scratch, ignore_errors=True)
 
     def namespace(self) -> SimpleNamespace:
         """The raw reference functions (for helpers that need to compose them)."""

@@ -89,28 +89,8 @@ def _quiet_pytest() -> Iterator[None]:
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
 
 
-def grade(submission: str | Path, options: Options | None = None) -> Report:
-    """Grade one submission. Raises :class:`GraderFault` if the grader itself failed."""
-    options = options or Options()
-    started = time.monotonic()
-    files, hidden = _suite_files(options.suites)
-    reference = Reference(paths.solutions_dir()) if hidden else None
-    prepared = prepare(submission)
-    scratch = Path(tempfile.mkdtemp(prefix="normlab-run-"))
-    try:
-        plan = sandbox_policy.plan(
-            prepared.directory,
-            options.limits,
-            slot=options.slot,
-            require=options.require_sandbox,
-            baseline=options.baseline,
-        )
-    except GraderFault:
-        prepared.cleanup()
-        raise
-    worker = Worker(plan.launcher, prepared.setup(), options.limits)
-    proxy = StudentProxy(prepared, worker, options.limits)
-    plugin = GradingPlugin(proxy, reference, hidden)
+def _pytest_args(files: list[Path], scratch: Path, select: str | None) -> list[str]:
+    """pytest on our files only: its own ini (not the project's), no conftest, no cache."""
     ini = scratch / "pytest.ini"
     ini.write_text("[pytest]\n")
     args = [
@@ -129,27 +109,47 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         "-W",
         "ignore::DeprecationWarning",
     ]
-    if options.select:
-        args += ["-k", options.select]
-    try:
+    return args + (["-k", select] if select else [])
+
+
+def grade(submission: str | Path, options: Options | None = None) -> Report:
+    """Grade one submission. Raises :class:`GraderFault` if the grader itself failed."""
+    options = options or Options()
+    started = time.monotonic()
+    files, hidden = _suite_files(options.suites)
+    with contextlib.ExitStack() as cleanup:
+        prepared = prepare(submission)
+        cleanup.callback(prepared.cleanup)
+        plan = sandbox_policy.plan(
+            prepared.directory,
+            options.limits,
+            slot=options.slot,
+            require=options.require_sandbox,
+            baseline=options.baseline,
+        )
+        cleanup.callback(plan.cleanup)
+        reference = Reference(paths.solutions_dir()) if hidden else None
+        if reference is not None:
+            cleanup.callback(reference.close)
+        scratch = Path(tempfile.mkdtemp(prefix="normlab-run-"))
+        cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
+        worker = Worker(plan.launcher, prepared.setup(), options.limits)
+        cleanup.callback(worker.close)
+        plugin = GradingPlugin(StudentProxy(prepared, worker, options.limits), reference, hidden)
         with _quiet_pytest():
-            code = pytest.main(args, plugins=[plugin])
-    finally:
-        worker.close()
-        prepared.cleanup()
-        plan.cleanup()
-        shutil.rmtree(scratch, ignore_errors=True)
-    if plugin.grader_faults:
-        raise GraderFault(plugin.grader_faults[0])
-    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-        raise GraderFault(f"pytest stopped with exit code {int(code)}")
-    return Report(
-        submission=str(submission),
-        results=tuple(plugin.ordered_results()),
-        suites=options.suites,
-        isolation=plan.layers,
-        missing_layers=tuple(plan.missing),
-        notes=tuple(prepared.notes),
-        worker_uid=worker.ready.get("uid") if isinstance(worker.ready.get("uid"), int) else None,
-        seconds=time.monotonic() - started,
-    )
+            code = pytest.main(_pytest_args(files, scratch, options.select), plugins=[plugin])
+        if plugin.grader_faults:
+            raise GraderFault(plugin.grader_faults[0])
+        if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            raise GraderFault(f"pytest stopped with exit code {int(code)}")
+        uid = worker.ready.get("uid")
+        return Report(
+            submission=str(submission),
+            results=tuple(plugin.ordered_results()),
+            suites=options.suites,
+            isolation=plan.layers,
+            missing_layers=tuple(plan.missing),
+            notes=tuple(prepared.notes),
+            worker_uid=uid if isinstance(uid, int) else None,
+            seconds=time.monotonic() - started,
+        )

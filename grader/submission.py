@@ -51,10 +51,10 @@ class Prepared:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def _read_regular(path: Path, limit: int) -> bytes | None:
+def _read_regular(path: Path | str, limit: int, dir_fd: int | None = None) -> bytes | None:
     """Read a regular file without following a symlink; None if it is anything else."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
     except OSError:
         return None
     try:
@@ -96,8 +96,24 @@ def prepare(path: str | Path) -> Prepared:
 
 def _prepare_directory(origin: Path, directory: Path) -> Prepared:
     prepared = Prepared(str(origin), directory, "directory", None)
+    try:
+        # The directory itself must not be a symlink either (it could point at the reference);
+        # the modules are then opened relative to it, never by a path that could be swapped.
+        dir_fd = os.open(origin, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        prepared.notes.append(Message("submission.directory_unreadable", {"path": origin.name}))
+        dir_fd = -1
+    try:
+        _copy_modules(prepared, directory, dir_fd)
+    finally:
+        if dir_fd >= 0:
+            os.close(dir_fd)
+    return prepared
+
+
+def _copy_modules(prepared: Prepared, directory: Path, dir_fd: int) -> None:
     for module in MODULES:
-        data = _read_regular(origin / f"{module}.py", MAX_MODULE_BYTES)
+        data = _read_regular(f"{module}.py", MAX_MODULE_BYTES, dir_fd) if dir_fd >= 0 else None
         if data is None:
             prepared.notes.append(Message("submission.module_missing", {"module": f"{module}.py"}))
         elif len(data) > MAX_MODULE_BYTES:
@@ -107,7 +123,6 @@ def _prepare_directory(origin: Path, directory: Path) -> Prepared:
         else:
             _write(directory, f"{module}.py", data)
             prepared.present.add(module)
-    return prepared
 
 
 def _prepare_single(origin: Path, directory: Path, kind: str, data: bytes | None) -> Prepared:

@@ -33,6 +33,13 @@ def probe(secrets):
     with open("/proc/net/dev") as dev:
         seen["interfaces"] = sorted(line.split(":")[0].strip() for line in dev.readlines()[2:])
     seen["visible_secrets"] = [path for path in secrets if os.path.exists(path)]
+    # Any copy of the grader importable from here (an installed wheel, an editable install's
+    # copy of the course) would hand the student the hidden suites or the reference.
+    import sys
+    for entry in sys.path:
+        for part in ("grader/suites", "grader/_course"):
+            if os.path.isdir(os.path.join(entry, part)):
+                seen["visible_secrets"].append(os.path.join(entry, part))
     seen["root_entries"] = sorted(os.listdir("/"))
     try:
         pid = os.fork()

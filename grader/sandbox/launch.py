@@ -107,11 +107,21 @@ def interpreter_roots() -> list[Path]:
     return sorted(r for r in roots if not r.is_relative_to("/usr"))
 
 
+SITE_DIRS = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "local/lib/python3*/dist-packages")
+
+
 def hidden_dirs(roots: list[Path]) -> list[Path]:
-    """Grader directories that would be visible through a bound root (an installed package):
-    they hold the hidden suites and the reference, so an empty tmpfs covers them."""
+    """Grader directories visible through a bound root: the running package, and any installed
+    copy (a wheel, or the course an editable install copies into site-packages). They hold the
+    hidden suites and the reference, so an empty tmpfs covers each of them."""
+    found = set()
     package = PACKAGE_DIR.resolve()
-    return [package] if any(package.is_relative_to(r) for r in [*roots, Path("/usr")]) else []
+    for root in [*roots, Path("/usr")]:
+        if package.is_relative_to(root):
+            found.add(package)
+        for pattern in SITE_DIRS:
+            found.update(site / "grader" for site in root.glob(pattern) if (site / "grader").is_dir())
+    return sorted(found)
 
 
 def bwrap_launch(

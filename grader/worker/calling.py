@@ -61,11 +61,21 @@ def student_traceback(exc: BaseException, directory: str) -> str:
 
 
 def exception_report(exc: BaseException, directory: str) -> dict[str, Any]:
+    """What the trusted side needs to know about an exception, as data.
+
+    ``builtin_type`` is the nearest built-in base class (numpy's MemoryError subclass reports
+    ``MemoryError``): a fixed vocabulary, safe to show on a hidden test. ``exc_type`` is the
+    real class name, which the student chooses and which is shown on public tests only.
+    """
     cls = type(exc)
+    nearest = next(
+        (c for c in cls.__mro__ if c.__module__ == "builtins" and getattr(builtins, c.__name__, None) is c),
+        BaseException,
+    )
     return {
-        "exc_type": cls.__name__,
-        "builtin": cls.__module__ == "builtins" and getattr(builtins, cls.__name__, None) is cls,
-        "message": str(exc)[:MESSAGE_CAP] if not isinstance(exc, SystemExit) else repr(exc.code),
+        "exc_type": cls.__name__[:200],
+        "builtin_type": nearest.__name__,
+        "message": str(exc)[:MESSAGE_CAP] if not isinstance(exc, SystemExit) else repr(exc.code)[:MESSAGE_CAP],
         "traceback": student_traceback(exc, directory),
     }
 

@@ -77,12 +77,12 @@ class Submission:
     def module_for(self, function: str) -> str:
         return self.single or self.modules[function]
 
-    def get(self, function: str) -> tuple[str, Any]:
+    def get(self, function: str, nonce: str) -> tuple[str, Any]:
         name = self.module_for(function)
         if name not in self.loaded:
-            send({"event": "import_start", "module": name})
+            send({"event": "import_start", "module": name, "nonce": nonce})
             self.loaded[name] = importlib.import_module(name)
-            send({"event": "import_done", "module": name})
+            send({"event": "import_done", "module": name, "nonce": nonce})
         return name, getattr(self.loaded[name], function, None)
 
 
@@ -100,7 +100,7 @@ class _Alias(types.ModuleType):
 def call(sub: Submission, request: dict[str, Any], scratch: str) -> dict[str, Any]:
     function = str(request["function"])
     try:
-        module, fn = sub.get(function)
+        module, fn = sub.get(function, str(request.get("nonce")))
     except BaseException as exc:  # the student's import may raise anything, SystemExit included
         return {"status": "import_error", "module": sub.module_for(function), **exception_report(exc, sub.directory)}
     if not callable(fn):
@@ -121,11 +121,13 @@ def main() -> None:
         except EOFError:
             break
         if request.get("op") == "call":
-            response = call(sub, request, scratch)
+            # The grader tags each call; the answer carries the tag back (see client._wait).
+            response = {**call(sub, request, scratch), "nonce": request.get("nonce")}
             try:
                 payload = protocol.encode(response)
             except Exception as exc:  # a result numpy cannot save, e.g. a structured array
-                payload = protocol.encode({"status": "unencodable", "detail": f"{type(exc).__name__}: {exc}"[:500]})
+                detail = f"{type(exc).__name__}: {exc}"[:500]
+                payload = protocol.encode({"status": "unencodable", "detail": detail, "nonce": request.get("nonce")})
             protocol.write_frame(RESPONSES, payload)
     # Threads the student left running must not keep the process alive.
     os._exit(0)

@@ -146,6 +146,25 @@ def _decode_tree(node: Any, arrays: list[np.ndarray], depth: int, requests: bool
     raise ProtocolError(f"unknown node {key!r}")
 
 
+def _check_npy_header(blob: io.BytesIO, size: int) -> None:
+    """Refuse a blob whose header promises more data than it carries, before numpy allocates
+    the array the header describes (a forged header could ask for terabytes)."""
+    try:
+        version = np.lib.format.read_magic(blob)
+        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        shape, _, dtype = read(blob)
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError) as exc:
+        raise ProtocolError(f"blob is not a .npy array: {exc}") from None
+    if dtype.hasobject or len(shape) > 32:
+        raise ProtocolError("blob is not a plain numeric array")
+    count = 1
+    for n in shape:
+        count *= int(n)
+    if count * dtype.itemsize != size - blob.tell():
+        raise ProtocolError("blob length does not match its header")
+    blob.seek(0)
+
+
 def decode(payload: bytes, *, requests: bool = False, max_arrays: int = 4096) -> Any:
     """Parse a payload into its tree; arrays come back as plain ``np.ndarray``.
 
@@ -172,8 +191,10 @@ def decode(payload: bytes, *, requests: bool = False, max_arrays: int = 4096) ->
         pos += _LEN.size
         if pos + blen > len(view):
             raise ProtocolError("truncated blob")
+        blob = io.BytesIO(view[pos : pos + blen])
+        _check_npy_header(blob, blen)
         try:
-            arrays.append(np.load(io.BytesIO(view[pos : pos + blen]), allow_pickle=False))
+            arrays.append(np.load(blob, allow_pickle=False))
         except (ValueError, OSError, EOFError) as exc:
             raise ProtocolError(f"blob is not a .npy array: {exc}") from None
         pos += blen
