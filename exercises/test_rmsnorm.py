@@ -19,7 +19,10 @@ def test_rmsnorm_brings_any_scale_to_unit_rms(student):
     rng = np.random.default_rng(0)
     x = rng.standard_normal((3, 8)) * 100
     y = student.rmsnorm(x, np.ones(8))
+    assert isinstance(y, np.ndarray) and y.shape == x.shape and y.dtype == x.dtype
     np.testing.assert_allclose(np.sqrt(np.mean(y**2, axis=-1)), np.ones(3), rtol=1e-6)
+    # Each row is only rescaled: y times the row's RMS gives x back.
+    np.testing.assert_allclose(y * np.sqrt(np.mean(x**2, axis=-1, keepdims=True)), x, rtol=1e-6)
 
 
 def test_rmsnorm_keeps_shape_and_dtype_and_input(student):
@@ -27,7 +30,11 @@ def test_rmsnorm_keeps_shape_and_dtype_and_input(student):
     x = np.arange(48, dtype=np.float32).reshape(2, 3, 8) - 20
     before = x.copy()
     y = student.rmsnorm(x, np.ones(8, dtype=np.float32))
-    assert y.shape == (2, 3, 8) and y.dtype == np.float32
+    assert isinstance(y, np.ndarray) and y.shape == (2, 3, 8) and y.dtype == np.float32
+    np.testing.assert_allclose(np.sqrt(np.mean(y.astype(np.float64) ** 2, axis=-1)), np.ones((2, 3)), rtol=1e-5)
+    # Under normlab your code runs in another process, which reports what it changed in place.
+    record = getattr(student, "last_call", None)
+    assert not (record.mutated if record is not None else []), "rmsnorm modified its inputs in place"
     np.testing.assert_array_equal(x, before)
 
 
@@ -37,6 +44,7 @@ def test_rmsnorm_backward_matches_finite_differences(student):
     x, gamma, dout = rng.standard_normal((2, 5)), rng.standard_normal(5), rng.standard_normal((2, 5))
     dx, dgamma = student.rmsnorm_backward(dout, x, gamma)
     assert dx.shape == x.shape and dgamma.shape == gamma.shape
+    assert np.abs(dx).max() > 1e-3 and np.abs(dgamma).max() > 1e-3, "the gradients are all (almost) zero"
     h = 1e-6
     for index in [(0, 0), (1, 3)]:
         step = np.zeros_like(x)

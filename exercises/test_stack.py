@@ -18,7 +18,10 @@ def test_stack_shapes(student):
     """The forward passes keep (B, T, C); the trace has one row per sublayer; depth_rms is (2, L + 1)."""
     params = student.init_params(n_layers=6, C=8, seed=1)
     x = np.random.default_rng(8).standard_normal((2, 5, 8))
-    assert student.stack_forward(x, params).shape == (2, 5, 8)
+    out = student.stack_forward(x, params)
+    assert out.shape == (2, 5, 8)
+    # With unit gains the final RMSNorm leaves every token at RMS 1.
+    np.testing.assert_allclose(np.sqrt(np.mean(out**2, axis=-1)), np.ones((2, 5)), rtol=1e-5)
     assert student.stack_forward_postnorm(x, params).shape == (2, 5, 8)
     assert student.stack_trace(x, params).shape == (12, 3)
     assert student.depth_rms(x, params).shape == (2, 7)
@@ -29,7 +32,10 @@ def test_trace_rows_chain(student):
     params = student.init_params(n_layers=3, C=8, seed=2)
     x = np.random.default_rng(9).standard_normal((4, 8))
     trace = student.stack_trace(x, params)
+    assert trace.shape == (6, 3)
     np.testing.assert_allclose(trace[1:, 0], trace[:-1, 2], rtol=1e-12)
+    # The first row reads the input: its stream norm is the mean per-token L2 norm of x.
+    np.testing.assert_allclose(trace[0, 0], np.mean(np.linalg.norm(x, axis=-1)), rtol=1e-12)
 
 
 def test_ffn_stub_is_position_wise(student):

@@ -23,6 +23,7 @@ def test_report_has_exactly_the_documented_keys(student):
     """The report has exactly the documented keys, with the documented types."""
     report = student.inspect_config(bank("gpt2.json"))
     assert set(report) == KEYS
+    assert report["model_type"] == "gpt2"
     assert isinstance(report["eps"], float)
     assert isinstance(report["n_norms"], int) and not isinstance(report["n_norms"], bool)
     assert isinstance(report["final_norm"], bool) and isinstance(report["qk_norm"], bool)
@@ -58,6 +59,7 @@ def test_llama_2(student):
 def test_note_names_the_norm_and_its_eps(student):
     """The note names the norm type in words and writes its eps."""
     report = student.inspect_config(bank("llama-2-7b.json"))
+    assert report["norm_type"] == "rmsnorm" and report["placement"] == "pre"
     note = report["note"]
     assert "RMSNorm" in note
     assert repr(1e-5) in note or format(1e-5, "g") in note

@@ -363,6 +363,14 @@ def with_values(config, **values):
     return {**copy.deepcopy(config), **values}
 
 
+def report_of(student, config):
+    """The student's report, checked to be a dict with exactly the documented keys before any
+    test looks inside it."""
+    report = student.inspect_config(config)
+    expect_keys(report, KEYS, what="inspect_config(config)")
+    return report
+
+
 def expect_fields(got, want, fields):
     expect_keys(got, KEYS, what="inspect_config(config)")
     for field in fields:
@@ -378,8 +386,13 @@ def test_report_keys_and_types(student):
     """The report has exactly the documented keys, each with its documented type."""
     # mistake: extra or missing keys; eps returned as a string, counts as floats, flags as 0/1
     for config in all_bank_configs():
-        report = student.inspect_config(config)
-        expect_keys(report, KEYS, what="inspect_config(config)")
+        report = report_of(student, config)
+        # The types alone could come from a constant dict: the model type must also be read.
+        expect_value(
+            report["model_type"],
+            str(config.get("model_type", "unknown")).lower(),
+            what='inspect_config(config)["model_type"]',
+        )
         for field, kind in (
             ("model_type", str),
             ("norm_type", str),
@@ -404,7 +417,7 @@ def test_bank_norm_type_and_placement(student, reference):
     # mistake: one norm type or placement for all models (RMSNorm pre-norm everywhere)
     for config in all_bank_configs():
         expect_fields(
-            student.inspect_config(config), reference.inspect_config(config), ("model_type", "norm_type", "placement")
+            report_of(student, config), reference.inspect_config(config), ("model_type", "norm_type", "placement")
         )
 
 
@@ -413,7 +426,7 @@ def test_bank_eps(student, reference):
     """eps and the key it came from are right for every config in the bank."""
     # mistake: the family's eps key ignored (always reading rms_norm_eps) or a hard-coded eps
     for config in all_bank_configs():
-        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("eps", "eps_source"))
+        expect_fields(report_of(student, config), reference.inspect_config(config), ("eps", "eps_source"))
 
 
 @pytest.mark.points(1)
@@ -422,7 +435,7 @@ def test_bank_layers_and_width(student, reference):
     # mistake: reading only num_hidden_layers/hidden_size (GPT-2 uses n_layer/n_embd, T5
     # d_model) or missing the text_config of a multimodal wrapper
     for config in all_bank_configs():
-        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("n_layers", "hidden_size"))
+        expect_fields(report_of(student, config), reference.inspect_config(config), ("n_layers", "hidden_size"))
 
 
 @pytest.mark.points(3)
@@ -432,7 +445,7 @@ def test_bank_norm_counts(student, reference):
     # parallel layouts all differ)
     for config in all_bank_configs():
         expect_fields(
-            student.inspect_config(config), reference.inspect_config(config), ("n_norms", "final_norm", "qk_norm")
+            report_of(student, config), reference.inspect_config(config), ("n_norms", "final_norm", "qk_norm")
         )
 
 
@@ -450,7 +463,7 @@ def test_eps_comes_from_the_family_key(student, reference):
         with_values(bank("gpt2.json"), layer_norm_epsilon=1e-06),
     )
     for config in configs:
-        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("eps", "eps_source"))
+        expect_fields(report_of(student, config), reference.inspect_config(config), ("eps", "eps_source"))
 
 
 @pytest.mark.points(2)
@@ -464,7 +477,7 @@ def test_missing_eps_key_uses_the_library_default(student, reference):
         GEMMA3_4B,
     )
     for config in configs:
-        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("eps", "eps_source"))
+        expect_fields(report_of(student, config), reference.inspect_config(config), ("eps", "eps_source"))
 
 
 @pytest.mark.points(2)
@@ -472,7 +485,7 @@ def test_opt_uses_nn_layernorm_default_eps(student):
     """OPT configs carry no eps key: the report gives nn.LayerNorm's default, 1e-5."""
     # mistake: missing default eps for OPT (crash, None, 0, or 1e-6)
     for config in (OPT_125M, bank("opt-1.3b.json"), bank("opt-350m.json")):
-        report = student.inspect_config(config)
+        report = report_of(student, config)
         expect_value(report["eps"], 1e-5, what='inspect_config(config)["eps"]')
         expect_value(report["eps_source"], "default", what='inspect_config(config)["eps_source"]')
         expect_value(report["norm_type"], "layernorm", what='inspect_config(config)["norm_type"]')
@@ -484,7 +497,7 @@ def test_post_norm_opt_has_no_final_norm(student, reference):
     # mistake: do_layer_norm_before ignored, so OPT-350m reported as pre-norm with 2L + 1 norms
     for config in (bank("opt-350m.json"), OPT_125M, with_values(OPT_125M, _remove_final_layer_norm=True)):
         expect_fields(
-            student.inspect_config(config), reference.inspect_config(config), ("placement", "n_norms", "final_norm")
+            report_of(student, config), reference.inspect_config(config), ("placement", "n_norms", "final_norm")
         )
 
 
@@ -493,7 +506,7 @@ def test_bert_family_is_post_norm(student, reference):
     """BERT and RoBERTa are post-norm LayerNorm encoders: an embedding norm, no final norm."""
     # mistake: BERT reported as pre-norm (the modern default) or given a final norm
     for config in (bank("bert-base-uncased.json"), ROBERTA_BASE):
-        report = student.inspect_config(config)
+        report = report_of(student, config)
         expect_value(report["placement"], "post", what='inspect_config(config)["placement"]')
         expect_fields(report, reference.inspect_config(config), ("norm_type", "n_norms", "final_norm"))
 
@@ -503,7 +516,7 @@ def test_gemma_family_scales_by_one_plus_weight(student, reference):
     """Every Gemma generation uses the RMSNorm whose scale is 1 + weight."""
     # mistake: Gemma reported as plain RMSNorm (its weights are stored as offsets from 1)
     for config in (GEMMA_7B, bank("gemma-2-9b.json"), GEMMA3_4B, GEMMA3_1B):
-        report = student.inspect_config(config)
+        report = report_of(student, config)
         expect_value(report["norm_type"], "gemma_rmsnorm", what='inspect_config(config)["norm_type"]')
         expect_fields(report, reference.inspect_config(config), ("placement", "n_norms"))
 
@@ -514,7 +527,7 @@ def test_gemma3_reads_its_text_config(student, reference):
     # mistake: text_config ignored, so no layer count, or the wrapper's missing keys crash
     for config in (GEMMA3_4B, GEMMA3_1B):
         expect_fields(
-            student.inspect_config(config),
+            report_of(student, config),
             reference.inspect_config(config),
             ("model_type", "n_layers", "hidden_size", "n_norms", "qk_norm", "eps"),
         )
@@ -526,7 +539,7 @@ def test_final_norm_is_counted(student, reference):
     # mistake: n_norms without the final norm (2L instead of 2L + 1)
     for config in (MIXTRAL_8X7B, PHI3_MINI, bank("mistral-7b.json"), bank("qwen2.5-7b.json")):
         expect_fields(
-            student.inspect_config(config),
+            report_of(student, config),
             reference.inspect_config(config),
             ("n_norms", "final_norm", "norm_type", "placement"),
         )
@@ -539,7 +552,7 @@ def test_t5_counts_encoder_and_decoder(student, reference):
     configs = (bank("t5-base.json"), FLAN_T5_SMALL, with_values(bank("t5-base.json"), num_decoder_layers=2))
     for config in configs:
         expect_fields(
-            student.inspect_config(config),
+            report_of(student, config),
             reference.inspect_config(config),
             ("norm_type", "n_layers", "n_norms", "final_norm"),
         )
@@ -550,7 +563,7 @@ def test_falcon_7b_is_parallel_with_one_norm(student, reference):
     """Falcon-7B runs attention and MLP in parallel off one input_layernorm per layer."""
     # mistake: Falcon parallel missed (reported as pre-norm, counting 2 norms per layer)
     config = bank("falcon-7b.json")
-    report = student.inspect_config(config)
+    report = report_of(student, config)
     expect_value(report["placement"], "parallel", what='inspect_config(config)["placement"]')
     expect_fields(report, reference.inspect_config(config), ("n_norms", "eps"))
 
@@ -561,7 +574,7 @@ def test_falcon_new_decoder_architecture(student, reference):
     # mistake: new_decoder_architecture ignored (one norm per layer), or parallel_attn false
     # taken as the only switch for parallel placement
     for config in (FALCON_40B, with_values(bank("falcon-7b.json"), parallel_attn=False)):
-        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("placement", "n_norms"))
+        expect_fields(report_of(student, config), reference.inspect_config(config), ("placement", "n_norms"))
 
 
 @pytest.mark.points(1)
@@ -569,7 +582,7 @@ def test_gptj_is_parallel(student, reference):
     """GPT-J is a parallel block with a single norm per layer."""
     # mistake: every LayerNorm model taken as GPT-2 style pre-norm with two norms per layer
     expect_fields(
-        student.inspect_config(GPTJ_6B),
+        report_of(student, GPTJ_6B),
         reference.inspect_config(GPTJ_6B),
         ("placement", "n_layers", "hidden_size", "n_norms", "eps"),
     )
@@ -580,7 +593,7 @@ def test_gpt_neox_follows_use_parallel_residual(student, reference):
     """GPT-NeoX placement follows use_parallel_residual and keeps two norms per layer either way."""
     # mistake: GPT-NeoX always parallel (or always pre), or one norm per layer when parallel
     for config in (bank("pythia-410m.json"), REDPAJAMA_3B):
-        expect_fields(student.inspect_config(config), reference.inspect_config(config), ("placement", "n_norms"))
+        expect_fields(report_of(student, config), reference.inspect_config(config), ("placement", "n_norms"))
 
 
 @pytest.mark.points(2)
@@ -588,7 +601,7 @@ def test_olmo2_norms_sublayer_outputs(student, reference):
     """OLMo-2 normalizes each sublayer's output before adding it."""
     # mistake: OLMo-2 placement reported as pre-norm (its norms are named post_*) or post
     config = bank("olmo-2-7b.json")
-    report = student.inspect_config(config)
+    report = report_of(student, config)
     expect_value(report["placement"], "post_sublayer", what='inspect_config(config)["placement"]')
     expect_fields(report, reference.inspect_config(config), ("n_norms", "qk_norm", "eps"))
 
@@ -600,7 +613,7 @@ def test_hybrid_qwen(student, reference):
     # the nested text_config of the 27B model missed
     for config in (bank("qwen3-next-80b-a3b.json"), bank("qwen3.8-27b.json")):
         expect_fields(
-            student.inspect_config(config),
+            report_of(student, config),
             reference.inspect_config(config),
             ("model_type", "norm_type", "placement", "n_layers", "hidden_size", "n_norms", "qk_norm"),
         )
@@ -613,7 +626,7 @@ def test_unknown_model_type_falls_back_on_the_eps_key(student, reference):
     configs = (INTERNLM2_7B, STABLELM2_1_6B, without(bank("gpt2.json"), "model_type"))
     for config in configs:
         expect_fields(
-            student.inspect_config(config),
+            report_of(student, config),
             reference.inspect_config(config),
             ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms"),
         )
@@ -638,7 +651,7 @@ def test_path_argument(student, reference):
     for config in (MIXTRAL_8X7B, bank("qwen3.8-27b.json")):
         argument = file_arg("config.json", json.dumps(config, indent=2))
         expect_fields(
-            student.inspect_config(argument), reference.inspect_config(config), [key for key in KEYS if key != "note"]
+            report_of(student, argument), reference.inspect_config(config), [key for key in KEYS if key != "note"]
         )
 
 
@@ -651,7 +664,7 @@ def test_note_names_norm_and_eps(student, reference):
     configs = [*all_bank_configs(), ROBERTA_BASE, GEMMA_7B, INTERNLM2_7B, STABLELM2_1_6B]
     for config in configs:
         want = reference.inspect_config(config)
-        note = student.inspect_config(config)["note"]
+        note = report_of(student, config)["note"]
         expect_value(isinstance(note, str), True, what='type of inspect_config(config)["note"]')
         for word in words[want["norm_type"]]:
             expect_value(word in note, True, what=f'"{word}" in inspect_config(config)["note"]')

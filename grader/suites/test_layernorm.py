@@ -101,11 +101,12 @@ def test_float16_near_its_range(student, reference, rng):
 
 
 @pytest.mark.points(2)
-def test_inputs_not_modified(student, rng):
+def test_inputs_not_modified(student, reference, rng):
     """layernorm leaves x, gamma and beta exactly as they were."""
     x, gamma, beta = _case(rng, (4, 8))
-    student.layernorm(x, gamma, beta, eps=EPS)
+    got = student.layernorm(x, gamma, beta, eps=EPS)
     changed = student.last_call.mutated
+    expect_array(got, reference.layernorm(x, gamma, beta, eps=EPS), what="layernorm(x, gamma, beta, eps)")
     expect(not changed, "check.mutated", function="layernorm", names=", ".join(changed))
 
 

@@ -62,11 +62,14 @@ def test_block_passes_eps_to_the_norm(student, reference, rng):
 
 
 @pytest.mark.points(2)
-def test_block_sublayer_reads_the_normalized_stream(student, rng):
+def test_block_sublayer_reads_the_normalized_stream(student, reference, rng):
     """The sublayer is called once, on rmsnorm(x, gamma, eps), not on x."""
     x, gamma = _stream(rng, (5, 8), scale=10.0)
-    student.block(x, Sublayer("linear", w=_weights(rng, 8)), gamma, eps=EPS)
+    sub = Sublayer("linear", w=_weights(rng, 8))
+    got = student.block(x, sub, gamma, eps=EPS)
     calls, inputs = student.last_call.sublayer(0)
+    # The call record comes from the student's process: it counts only with a correct answer.
+    expect_array(got, reference.block(x, sub, gamma, eps=EPS), what="block(x, sublayer, gamma, eps)")
     expect(calls == 1, "check.sublayer_calls", function="block", calls=calls)
     expect_array(
         inputs[0], m.rms(x, gamma, EPS), what="the sublayer's input", hints=[(x, "hint.unnormalized_sublayer_input")]
@@ -89,11 +92,13 @@ def test_block_float32(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_block_does_not_modify_x(student, rng):
+def test_block_does_not_modify_x(student, reference, rng):
     """block leaves x and gamma unchanged."""
     x, gamma = _stream(rng, (4, 8))
-    student.block(x, Sublayer("scale", factor=0.1), gamma, eps=EPS)
+    sub = Sublayer("scale", factor=0.1)
+    got = student.block(x, sub, gamma, eps=EPS)
     changed = student.last_call.mutated
+    expect_array(got, reference.block(x, sub, gamma, eps=EPS), what="block(x, sublayer, gamma, eps)")
     expect(not changed, "check.mutated", function="block", names=", ".join(changed))
 
 
@@ -112,11 +117,13 @@ def test_postnorm_block_batch(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_postnorm_sublayer_reads_the_raw_stream(student, rng):
+def test_postnorm_sublayer_reads_the_raw_stream(student, reference, rng):
     """In post-norm the sublayer is called once, on the raw x."""
     x, gamma = _stream(rng, (5, 8), scale=10.0)
-    student.postnorm_block(x, Sublayer("linear", w=_weights(rng, 8)), gamma, eps=EPS)
+    sub = Sublayer("linear", w=_weights(rng, 8))
+    got = student.postnorm_block(x, sub, gamma, eps=EPS)
     calls, inputs = student.last_call.sublayer(0)
+    expect_array(got, reference.postnorm_block(x, sub, gamma, eps=EPS), what="postnorm_block(x, sublayer, gamma, eps)")
     expect(calls == 1, "check.sublayer_calls", function="postnorm_block", calls=calls)
     expect_array(
         inputs[0],

@@ -104,11 +104,14 @@ def test_float16_small_values(student, reference, rng):
 
 
 @pytest.mark.points(2)
-def test_inputs_not_modified(student, rng):
+def test_inputs_not_modified(student, reference, rng):
     """rmsnorm leaves x and gamma exactly as they were (no in-place operations)."""
     x, gamma = _case(rng, (4, 8))
-    student.rmsnorm(x, gamma, eps=EPS)
+    got = student.rmsnorm(x, gamma, eps=EPS)
     changed = student.last_call.mutated
+    # Only a correct answer earns these points: the record of changes comes from the student's
+    # own process, and untouched inputs alone are no achievement.
+    expect_array(got, reference.rmsnorm(x, gamma, eps=EPS), what="rmsnorm(x, gamma, eps)")
     expect(not changed, "check.mutated", function="rmsnorm", names=", ".join(changed))
 
 
@@ -171,9 +174,13 @@ def test_backward_float32(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_backward_inputs_not_modified(student, rng):
+def test_backward_inputs_not_modified(student, reference, rng):
     """rmsnorm_backward leaves dout, x and gamma unchanged."""
     x, gamma = _case(rng, (4, 8))
-    student.rmsnorm_backward(rng.standard_normal(x.shape), x, gamma, eps=EPS)
+    dout = rng.standard_normal(x.shape)
+    got = student.rmsnorm_backward(dout, x, gamma, eps=EPS)
     changed = student.last_call.mutated
+    want = reference.rmsnorm_backward(dout, x, gamma, eps=EPS)
+    expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="rmsnorm_backward", n=2)
+    expect_array(got[0], want[0], what="dx", tol=TOLERANCES["algorithm"])
     expect(not changed, "check.mutated", function="rmsnorm_backward", names=", ".join(changed))
