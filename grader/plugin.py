@@ -106,6 +106,22 @@ class GradingPlugin:
             name = f"{exercise}/{visibility.value}/{item.name}"
             self.meta[_key(item)] = _Meta(name, exercise, description, visibility, points)
 
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        """Tests left out by ``-k`` are reported as not run (and score nothing)."""
+        for item in items:
+            meta = self.meta.get(_key(item))
+            if meta is not None:
+                self.results[_key(item)] = CheckResult(
+                    meta.name,
+                    meta.exercise,
+                    meta.description,
+                    meta.visibility,
+                    Status.SKIPPED,
+                    0.0,
+                    meta.points,
+                    (Message("result.skipped"),),
+                )
+
     # -- running -----------------------------------------------------------------------------
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
