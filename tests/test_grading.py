@@ -178,7 +178,7 @@ def test_hidden_feedback_never_shows_expected_values_inputs_or_prints(tmp_path):
 def test_answers_that_are_not_plain_arrays_fail(tmp_path, returned):
     sub = patched(tmp_path / "sub", "rmsnorm", "    return y.astype(x.dtype)\n", f"    return {returned}\n")
     report = grade(sub, Options(suites=("hidden",), select="test_sequence_of_tokens"))
-    rms = [r for r in report.results if r.exercise == "rmsnorm"]
+    rms = [r for r in report.results if r.exercise == "rmsnorm" and r.status is not Status.SKIPPED]
     assert rms and all(r.status in (Status.FAILED, Status.ERROR) for r in rms)
     ids = {m.id for r in rms for m in r.messages}
     assert ids & {"check.not_array", "check.bad_kind", "check.shape", "fault.bad_result"}, ids
