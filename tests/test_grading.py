@@ -191,3 +191,12 @@ def test_json_report_round_trips(tmp_path):
     data = json.loads(reporters.to_json(report))
     assert data["score"] == data["max_score"] == report.max_score
     assert {"name", "score", "max_score", "status", "output"} <= set(data["tests"][0])
+
+
+def test_tests_left_out_by_select_are_reported_as_not_run():
+    report = grade(paths.solutions_dir(), Options(suites=("hidden",), select="test_sequence_of_tokens"))
+    ran = [r for r in report.results if r.status is Status.PASSED]
+    assert {r.name.split("/")[-1] for r in ran} == {"test_sequence_of_tokens"}
+    skipped = [r for r in report.results if r.status is Status.SKIPPED]
+    assert skipped and all(r.score == 0 and [m.id for m in r.messages] == ["result.skipped"] for r in skipped)
+    assert len(ran) + len(skipped) == len(report.results)
