@@ -15,23 +15,25 @@ from grader import paths, stubs
 MIN_LENGTH = 25  # shorter lines (``return out``, ``)``) are not distinctive
 
 
-def _code_lines(source: str) -> set[str]:
-    tree = ast.parse(source)
-    docstrings = set()
-    for node in ast.walk(tree):
+def docstring_lines(source: str) -> set[int]:
+    """Line numbers (1-based) of every docstring in ``source``."""
+    found: set[int] = set()
+    for node in ast.walk(ast.parse(source)):
         body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-        ):
-            docstrings.update(range(body[0].lineno, body[0].end_lineno + 1))
+        first = body[0] if isinstance(body, list) and body else None
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+            found.update(range(first.lineno, (first.end_lineno or first.lineno) + 1))
+    return found
+
+
+def code_lines(source: str, min_length: int = MIN_LENGTH) -> set[str]:
+    """Distinctive statement lines of ``source``: no docstrings, comments, decorators, defs or imports."""
+    skipped = docstring_lines(source)
     return {
         line.strip()
         for number, line in enumerate(source.splitlines(), start=1)
-        if number not in docstrings
-        and len(line.strip()) >= MIN_LENGTH
+        if number not in skipped
+        and len(line.strip()) >= min_length
         and not line.strip().startswith(("#", "@", "def ", "import ", "from "))
     }
 
@@ -52,7 +54,7 @@ def _not_public(lines: set[str]) -> set[str]:
 
 def hidden_lines() -> set[str]:
     """Code lines of the hidden suites (their test code and hidden inputs) that are not public."""
-    return _not_public(set().union(*(_code_lines(p.read_text()) for p in paths.suites_dir().glob("*.py"))))
+    return _not_public(set().union(*(code_lines(p.read_text()) for p in paths.suites_dir().glob("*.py"))))
 
 
 def solution_lines() -> set[str]:

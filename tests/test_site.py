@@ -6,7 +6,6 @@ The browser checks (maths, diagrams, language switch, quizzes, no network) are i
 
 from __future__ import annotations
 
-import ast
 import html
 import json
 import os
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from leakscan import code_lines
 from site_build import BUILD, DOCS, HOOK, ROOT, built_site, code_blocks, hook, pages, run_mkdocs
 
 from grader.stubs import solution_lines
@@ -201,24 +201,7 @@ def test_no_solution_code_in_the_built_site(site):
 
 def _code_lines_of_hidden_suites() -> set[str]:
     """Statement lines of the hidden suites, docstrings excluded (those are the students' feedback)."""
-    lines = set()
-    for source in sorted((ROOT / "grader" / "suites").glob("*.py")):
-        text = source.read_text()
-        docstring_lines = set()
-        for node in ast.walk(ast.parse(text)):
-            body = getattr(node, "body", None)
-            if (
-                isinstance(body, list)
-                and body
-                and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-            ):
-                docstring_lines.update(range(body[0].lineno, (body[0].end_lineno or body[0].lineno) + 1))
-        for number, line in enumerate(text.splitlines(), start=1):
-            stripped = line.strip()
-            if number not in docstring_lines and len(stripped) > 20 and not stripped.startswith("#"):
-                lines.add(stripped)
-    return lines
+    return set().union(*(code_lines(p.read_text(), 21) for p in sorted((ROOT / "grader" / "suites").glob("*.py"))))
 
 
 def test_no_hidden_test_source_in_the_built_site(site):

@@ -3,6 +3,7 @@
 import ast
 
 import pytest
+from leakscan import docstring_lines
 
 from grader import paths, stubs
 from grader.manifest import EXERCISES, MODULE_OF
@@ -13,18 +14,8 @@ def test_exercises_are_in_sync_with_solutions():
 
 
 def _code_without_docstrings(source: str) -> str:
-    lines = source.splitlines()
-    for node in ast.walk(ast.parse(source)):
-        body = getattr(node, "body", None)
-        if (
-            isinstance(body, list)
-            and body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-        ):
-            for i in range(body[0].lineno - 1, body[0].end_lineno):
-                lines[i] = ""
-    return "\n".join(lines)
+    docstrings = docstring_lines(source)
+    return "\n".join("" if n in docstrings else line for n, line in enumerate(source.splitlines(), start=1))
 
 
 def test_stubs_contain_no_solution_line():

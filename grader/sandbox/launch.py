@@ -107,6 +107,17 @@ def interpreter_roots() -> list[Path]:
     return sorted(r for r in roots if not r.is_relative_to("/usr"))
 
 
+# The system part of every sandbox's view: /usr read-only, and the usual links into it.
+# fmt: off
+SYSTEM_VIEW = [
+    "--ro-bind", "/usr", "/usr",
+    "--symlink", "usr/lib", "/lib",
+    "--symlink", "usr/lib64", "/lib64",
+    "--symlink", "usr/bin", "/bin",
+    "--symlink", "usr/sbin", "/sbin",
+]
+# fmt: on
+
 SITE_DIRS = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "local/lib/python3*/dist-packages")
 
 
@@ -153,21 +164,7 @@ def bwrap_launch(
     for key, value in clean_env(SANDBOX_TMP).items():
         argv += ["--setenv", key, value]
     argv += [
-        "--ro-bind",
-        "/usr",
-        "/usr",
-        "--symlink",
-        "usr/lib",
-        "/lib",
-        "--symlink",
-        "usr/lib64",
-        "/lib64",
-        "--symlink",
-        "usr/bin",
-        "/bin",
-        "--symlink",
-        "usr/sbin",
-        "/sbin",
+        *SYSTEM_VIEW,
         "--perms",
         "1777",
         "--size",

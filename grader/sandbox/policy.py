@@ -31,7 +31,7 @@ from pathlib import Path
 
 from grader.faults import GraderFault
 from grader.sandbox import seccomp
-from grader.sandbox.launch import Launch, bwrap_launch, process_launch, python_is_shared
+from grader.sandbox.launch import SYSTEM_VIEW, Launch, bwrap_launch, process_launch, python_is_shared
 from grader.sandbox.limits import Limits
 
 BASE_LAYERS = ("process", "rlimits", "wall-clock")
@@ -66,18 +66,7 @@ def _try_bwrap(path: str) -> str:
         "--unshare-net",
         "--unshare-ipc",
         "--die-with-parent",
-        "--ro-bind",
-        "/usr",
-        "/usr",
-        "--symlink",
-        "usr/lib",
-        "/lib",
-        "--symlink",
-        "usr/lib64",
-        "/lib64",
-        "--symlink",
-        "usr/bin",
-        "/bin",
+        *SYSTEM_VIEW,
         "--proc",
         "/proc",
         "--dev",
