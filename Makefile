@@ -19,7 +19,7 @@ system:  ## Debian packages the sandbox and the browser tests use (installed onl
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,nbgrader,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,nbgrader,docs,crosscheck]'
 	touch $@
 
 lint: setup
