@@ -6,7 +6,7 @@ A :class:`Report` is what one grading produces. Reporters turn it into text, JSO
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -77,7 +77,6 @@ class Report:
     worker_uid: int | None = None
     """The uid the student's code ran as, when the worker reported it."""
     seconds: float = 0.0
-    extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def score(self) -> float:

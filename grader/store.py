@@ -35,7 +35,6 @@ def report_to_data(report: Report) -> dict[str, Any]:
         "notes": [_message(n) for n in report.notes],
         "worker_uid": report.worker_uid,
         "seconds": report.seconds,
-        "extra": report.extra,
         "results": [
             {
                 "name": r.name,
@@ -65,7 +64,6 @@ def report_from_data(data: dict[str, Any]) -> Report:
         notes=tuple(Message(n["id"], n["params"]) for n in data["notes"]),
         worker_uid=data["worker_uid"],
         seconds=data["seconds"],
-        extra=data["extra"],
         results=tuple(
             CheckResult(
                 name=r["name"],

@@ -1,0 +1,41 @@
+"""Stored reports: an exact round trip, atomic replacement, and refusal of stale or broken files."""
+
+import json
+
+from grader import paths
+from grader.runner import Options, grade
+from grader.store import digest, load_report, report_from_data, report_to_data, save_report, write_atomic
+
+
+def test_a_report_survives_a_json_round_trip():
+    report = grade(paths.exercises_dir(), Options(suites=("public",)))
+    assert report_from_data(json.loads(json.dumps(report_to_data(report)))) == report
+
+
+def test_load_returns_the_report_only_for_the_same_submission(tmp_path):
+    report = grade(paths.solutions_dir(), Options(suites=("public",)))
+    path = tmp_path / "reports" / "alice.json"
+    save_report(path, report, key="abc")
+    assert load_report(path, "abc") == report
+    assert load_report(path, "changed") is None
+    path.write_text('{"key": "abc", "report": {"format": 1')  # cut off mid-write
+    assert load_report(path, "abc") is None
+    assert load_report(tmp_path / "missing.json", "abc") is None
+
+
+def test_atomic_write_leaves_no_temporary_files(tmp_path):
+    target = tmp_path / "done" / "bob"
+    write_atomic(target, "one")
+    write_atomic(target, "two")
+    assert target.read_text() == "two"
+    assert [p.name for p in target.parent.iterdir()] == ["bob"]
+
+
+def test_digest_changes_with_content_and_names(tmp_path):
+    a, b = tmp_path / "a.ipynb", tmp_path / "b.ipynb"
+    a.write_text("x")
+    b.write_text("x")
+    assert digest(a) != digest(b)
+    before = digest(a)
+    a.write_text("y")
+    assert digest(a) != before
