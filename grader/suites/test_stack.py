@@ -88,53 +88,61 @@ def _forward_hints(reference, x, params, eps):
     ]
 
 
+def _sublayer_steps(reference, x, params, eps, placement):
+    """Each sublayer in order, as (the stream it reads from, its update, their sum), computed with
+    the reference stubs: the raw material for the hints below."""
+    steps, stream = [], x
+    for layer in range(params["w_o"].shape[0]):
+        for kind in ("attn", "ffn"):
+            gamma = params[f"{kind}_gamma"][layer]
+            read = m.rms(stream, gamma, eps) if placement == "pre" else stream
+            if kind == "attn":
+                update = reference.attention_stub(read, params["w_o"][layer])
+            else:
+                update = reference.ffn_stub(
+                    read, params["w_gate"][layer], params["w_up"][layer], params["w_down"][layer]
+                )
+            total = stream + update
+            steps.append((stream, update, total))
+            stream = total if placement == "pre" else m.rms(total, gamma, eps)
+    return steps
+
+
 def _without_final(reference, x, params, eps):
     """The pre-norm stack's output without its final norm."""
-    out = x
-    for layer in range(params["w_o"].shape[0]):
-        h = m.rms(out, params["attn_gamma"][layer], eps)
-        out = out + reference.attention_stub(h, params["w_o"][layer])
-        h = m.rms(out, params["ffn_gamma"][layer], eps)
-        out = out + reference.ffn_stub(h, params["w_gate"][layer], params["w_up"][layer], params["w_down"][layer])
-    return out
+    steps = _sublayer_steps(reference, x, params, eps, "pre")
+    return steps[-1][2] if steps else x
+
+
+def _check_forward(student, reference, x, params, eps, hints=()):
+    expect_array(
+        student.stack_forward(x, params, eps=eps),
+        reference.stack_forward(x, params, eps=eps),
+        what="stack_forward(x, params, eps)",
+        tol=TOL,
+        hints=hints,
+    )
 
 
 @pytest.mark.points(3)
 def test_stack_forward_prenorm_with_final_norm(student, reference, rng):
     """The 6-layer pre-norm stack on (T, C), ending with the final RMSNorm."""
     params, x = _params(reference, rng), rng.standard_normal((5, 12)) * 2.0
-    expect_array(
-        student.stack_forward(x, params, eps=EPS),
-        reference.stack_forward(x, params, eps=EPS),
-        what="stack_forward(x, params, eps)",
-        tol=TOL,
-        hints=_forward_hints(reference, x, params, EPS),
-    )
+    _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
 
 
 @pytest.mark.points(2)
 def test_stack_forward_batch_and_depth(student, reference, rng):
     """The pre-norm stack on a (B, T, C) batch, with 3 layers (the depth comes from params)."""
     params, x = _params(reference, rng, n_layers=3, C=8), rng.standard_normal((2, 4, 8))
-    expect_array(
-        student.stack_forward(x, params, eps=EPS),
-        reference.stack_forward(x, params, eps=EPS),
-        what="stack_forward(x, params, eps)",
-        tol=TOL,
-        hints=_forward_hints(reference, x, params, EPS),
-    )
+    _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
 
 
 @pytest.mark.points(1)
 def test_stack_forward_uses_eps(student, reference, rng):
     """stack_forward passes its eps to every norm."""
     params, x = _params(reference, rng, n_layers=2, C=6), rng.standard_normal((4, 6)) * 0.05
-    expect_array(
-        student.stack_forward(x, params, eps=1e-2),
-        reference.stack_forward(x, params, eps=1e-2),
-        what="stack_forward(x, params, eps)",
-        tol=TOL,
-    )
+    _check_forward(student, reference, x, params, 1e-2)
 
 
 @pytest.mark.points(2)
@@ -171,52 +179,36 @@ def test_stack_float32(student, reference, rng):
 
 def _trace_hints(reference, x, params, eps, placement):
     """The trace a student would get with each wrong way of reducing the norms."""
-    hints = []
-    for index in range(4):
-        rows, stream = [], x
-        for layer in range(params["w_o"].shape[0]):
-            for kind in ("attn", "ffn"):
-                gamma = params[f"{kind}_gamma"][layer]
-                read = m.rms(stream, gamma, eps) if placement == "pre" else stream
-                if kind == "attn":
-                    update = reference.attention_stub(read, params["w_o"][layer])
-                else:
-                    update = reference.ffn_stub(
-                        read, params["w_gate"][layer], params["w_up"][layer], params["w_down"][layer]
-                    )
-                total = stream + update
-                rows.append([m.token_norm_variants(a)[index][0] for a in (stream, update, total)])
-                stream = total if placement == "pre" else m.rms(total, gamma, eps)
-        hints.append((np.array(rows), m.token_norm_variants(x)[index][1]))
-    return hints
+    steps = _sublayer_steps(reference, x, params, eps, placement)
+    variants = [[m.token_norm_variants(a) for a in step] for step in steps]  # per step, per array
+    return [
+        (np.array([[norms[index][0] for norms in row] for row in variants]), m.token_norm_variants(x)[index][1])
+        for index in range(len(m.token_norm_variants(x)))
+    ]
+
+
+def _check_trace(student, reference, x, params, placement):
+    expect_array(
+        student.stack_trace(x, params, eps=EPS, placement=placement),
+        reference.stack_trace(x, params, eps=EPS, placement=placement),
+        what=f'stack_trace(x, params, eps, placement="{placement}")',
+        tol=TOL,
+        hints=_trace_hints(reference, x, params, EPS, placement),
+    )
 
 
 @pytest.mark.points(3)
 def test_trace_prenorm(student, reference, rng):
     """The pre-norm trace: for each sublayer, token norms of the stream, the update and the sum."""
     params, x = _params(reference, rng, n_layers=4, C=10), rng.standard_normal((2, 6, 10))
-    want = reference.stack_trace(x, params, eps=EPS, placement="pre")
-    expect_array(
-        student.stack_trace(x, params, eps=EPS, placement="pre"),
-        want,
-        what='stack_trace(x, params, eps, placement="pre")',
-        tol=TOL,
-        hints=_trace_hints(reference, x, params, EPS, "pre"),
-    )
+    _check_trace(student, reference, x, params, "pre")
 
 
 @pytest.mark.points(2)
 def test_trace_postnorm(student, reference, rng):
     """The post-norm trace: the sublayer reads the raw stream; the sum is recorded before its norm."""
     params, x = _params(reference, rng, n_layers=3, C=10), rng.standard_normal((6, 10)) * 4.0
-    want = reference.stack_trace(x, params, eps=EPS, placement="post")
-    expect_array(
-        student.stack_trace(x, params, eps=EPS, placement="post"),
-        want,
-        what='stack_trace(x, params, eps, placement="post")',
-        tol=TOL,
-        hints=_trace_hints(reference, x, params, EPS, "post"),
-    )
+    _check_trace(student, reference, x, params, "post")
 
 
 @pytest.mark.points(1)
