@@ -1,13 +1,23 @@
 """normlab's grader: grade exercise submissions in a sandboxed worker against hidden suites.
 
 The public API is small: :func:`grade` a submission with :class:`Options`, get a
-:class:`Report` of :class:`CheckResult` entries, render it with :mod:`grader.reporters`.
+:class:`Report` of :class:`CheckResult` entries, render it with :mod:`grader.report.reporters`.
+
+The tree is the architecture: the core (``runner``, ``plugin``, ``proxy``, ``checks``, ...)
+here; everything about the trust boundary in ``sandbox/`` (what runs inside it in
+``sandbox/inside/``); nbgrader, Gradescope and the student zip in ``integrations/``; reports,
+feedback and the store in ``report/``; the hidden suites in ``suites/``.
 """
 
-from grader.faults import GraderFault
-from grader.model import CheckResult, Report, Status, Visibility
-from grader.runner import Options, grade
-from grader.sandbox.limits import Limits
+from grader.sandbox.limits import pin_threads
+
+pin_threads()  # before anything imports numpy: one BLAS thread, bit-stable reference answers
+
+from grader.faults import GraderFault  # noqa: E402
+from grader.model import CheckResult, Report, Status, Visibility  # noqa: E402
+from grader.runner import Options, grade  # noqa: E402
+from grader.sandbox.limits import Limits  # noqa: E402
+from grader.settings import Settings  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -17,6 +27,7 @@ __all__ = [
     "Limits",
     "Options",
     "Report",
+    "Settings",
     "Status",
     "Visibility",
     "__version__",

@@ -1,103 +1,107 @@
-"""Grade many submissions in parallel, each in its own worker slot.
+"""Grade many submissions in parallel, each in a worker slot of its own.
 
-On one machine every grading runs in a pool process of its own (trusted code only) and uses
-that process's slot, so concurrent workers never share a uid. Beyond one machine the same
-grading function is submitted to a Dask distributed cluster, where each Dask worker (run them
-with one thread each) is a slot. One submission's failure, even a fault of the grader, is
-returned as that submission's outcome and never stops the others.
+On one machine the gradings run in a pool of processes (trusted code only). A pool process
+that dies (killed, out of memory, a crash of ours) costs only the submission it was grading,
+which is retried once in a fresh process; the others go on. Every grading claims its own
+worker slot from the host's allocator (``sandbox/slots.py``), so concurrent workers never
+share a uid. Pool processes die with the grading process (a parent-death signal), so killing
+a batch leaves nothing of ours running. Beyond one machine the same grading function runs on
+a Dask distributed cluster, where each task claims its slot on its own host in the same way.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import replace
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
 
+from pebble import ProcessPool
+
 from grader.faults import GraderFault
-from grader.model import Report
+from grader.model import Graded, NotGraded, Outcome
 from grader.runner import Options, grade
 from grader.submission import SubmissionError
 
-_slot = -1
+RETRIES = 1
+"""How often a submission whose pool process died is graded again before it is given up."""
+PR_SET_PDEATHSIG = 1
 
 
-def _claim_slot(counter: multiprocessing.sharedctypes.Synchronized[int]) -> None:
-    global _slot
-    with counter.get_lock():
-        _slot = counter.value
-        counter.value += 1
-
-
-def _grade_safely(path: str, options: Options) -> Report | str:
-    """A report, or why this one submission could not be graded (never an exception)."""
+def grade_safely(path: str, options: Options) -> Outcome:
+    """Grade one submission; any failure is this submission's outcome, never an exception."""
     try:
-        return grade(path, options)
+        return Graded(grade(path, options))
     except (GraderFault, SubmissionError) as exc:
-        return f"{type(exc).__name__}: {exc}"
+        return NotGraded(f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # a bug of ours on one submission must not stop the batch
-        return f"grader fault ({type(exc).__name__}): {exc}"
+        return NotGraded(f"grader fault ({type(exc).__name__}): {exc}")
 
 
-def _grade_in_slot(path: str, options: Options) -> Report | str:
-    return _grade_safely(path, replace(options, slot=_slot))
-
-
-def _grade_on_dask_worker(path: str, options: Options) -> Report | str:
-    """Runs on a Dask worker: its name (an int for LocalCluster workers) picks the slot."""
-    import zlib
-
-    from distributed import get_worker
-
-    name = get_worker().name
-    slot = name if isinstance(name, int) else zlib.crc32(str(name).encode()) % 1000
-    return _grade_safely(path, replace(options, slot=slot))
-
-
-def _grade_on_dask(submissions: list[Path], options: Options, scheduler: str) -> Iterator[tuple[Path, Report | str]]:
-    from distributed import Client, as_completed
-
-    with Client(scheduler) as client:
-        futures = {client.submit(_grade_on_dask_worker, str(path), options, pure=False): path for path in submissions}
-        for future in as_completed(futures):
-            try:
-                yield futures[future], future.result()
-            except Exception as exc:  # a worker lost: this submission is ungraded, not the batch
-                yield futures[future], f"{type(exc).__name__}: {exc}"
+def die_with_parent(parent: int) -> None:
+    """Ask the kernel to kill this process when its parent dies (Linux), and exit now if the
+    parent is already gone: a killed batch must leave no pool process behind."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)))
 
 
+def _on_dask(submissions: list[Path], options: Options, scheduler: str) -> Iterator[tuple[Path, Outcome]]:
+    from distributed import Client, as_completed
+
+    with Client(scheduler) as client:
+        futures = {client.submit(grade_safely, str(path), options, pure=False): path for path in submissions}
+        for future in as_completed(futures):
+            try:
+                yield futures[future], future.result()
+            except Exception as exc:  # a Dask worker lost: this submission is ungraded, not the batch
+                yield futures[future], NotGraded(f"{type(exc).__name__}: {exc}")
+
+
+def _in_pool(submissions: list[Path], options: Options, jobs: int) -> Iterator[tuple[Path, Outcome]]:
+    context = multiprocessing.get_context("spawn")
+    with ProcessPool(max_workers=jobs, context=context, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+        attempts: dict[Path, int] = {}
+
+        def schedule(path: Path) -> tuple[Future[Outcome], Path]:
+            attempts[path] = attempts.get(path, 0) + 1
+            return pool.schedule(grade_safely, args=(str(path), options)), path
+
+        pending = dict(schedule(path) for path in submissions)
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                path = pending.pop(future)
+                try:
+                    yield path, future.result()
+                except Exception as exc:  # the pool process died while grading this one
+                    if attempts[path] <= RETRIES:
+                        pending.update([schedule(path)])
+                    else:
+                        yield path, NotGraded(f"the grading process died twice ({type(exc).__name__}: {exc})")
+
+
 def grade_many(
     submissions: list[Path], options: Options | None = None, jobs: int | None = None, scheduler: str | None = None
-) -> Iterator[tuple[Path, Report | str]]:
-    """Yield ``(submission, report)`` as each grading finishes; a string instead of a report
-    says why that submission could not be graded (no score is issued for it).
+) -> Iterator[tuple[Path, Outcome]]:
+    """Yield ``(submission, outcome)`` as each grading finishes, in any order.
 
     ``scheduler`` is the address of a Dask scheduler (``tcp://host:port``); without it the
-    gradings run in ``jobs`` local processes.
+    gradings run in ``jobs`` local processes (default: ``options.settings.jobs``, else one
+    per core).
     """
     options = options or Options()
     if not submissions:
         return
     if scheduler:
-        yield from _grade_on_dask(submissions, options, scheduler)
-        return
-    jobs = jobs or default_jobs()
-    context = multiprocessing.get_context("spawn")
-    counter = context.Value("i", 0)
-    with ProcessPoolExecutor(
-        max_workers=jobs, mp_context=context, initializer=_claim_slot, initargs=(counter,)
-    ) as pool:
-        futures: dict[Future[Report | str], Path] = {
-            pool.submit(_grade_in_slot, str(path), options): path for path in submissions
-        }
-        for future in as_completed(futures):
-            try:
-                yield futures[future], future.result()
-            except Exception as exc:  # a pool process died: this submission is ungraded, not the batch
-                yield futures[future], f"{type(exc).__name__}: {exc}"
+        yield from _on_dask(submissions, options, scheduler)
+    else:
+        yield from _in_pool(submissions, options, jobs or options.settings.jobs or default_jobs())

@@ -7,8 +7,9 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from grader import paths
+from grader import course
 from grader.runner import Options, grade
+from grader.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Overhead:
         return statistics.median(self.full_seconds) / statistics.median(self.baseline_seconds)
 
 
-def measure(rounds: int = 3) -> Overhead:
+def measure(settings: Settings, rounds: int = 3) -> Overhead:
     """Alternate the two modes so that machine noise hits both alike."""
     full: list[float] = []
     base: list[float] = []
@@ -33,7 +34,8 @@ def measure(rounds: int = 3) -> Overhead:
     for _ in range(rounds):
         for baseline, times in ((False, full), (True, base)):
             start = time.perf_counter()
-            report = grade(paths.solutions_dir(), Options(baseline=baseline, require_sandbox=False))
+            options = Options(settings=settings.replace(require_sandbox=False), baseline=baseline)
+            report = grade(course.solutions_dir(), options)
             times.append(time.perf_counter() - start)
             if report.score != report.max_score:
                 raise RuntimeError("the reference lost points while benchmarking")

@@ -22,8 +22,8 @@ import numpy as np
 
 from grader.faults import StudentRaised, safe_type_name
 from grader.messages import Message
-from grader.worker import callables
-from grader.worker.protocol import Unsupported, WireCallable, WireFile
+from grader.sandbox.inside import callables
+from grader.sandbox.inside.wire import Unsupported, WireCallable, WireFile
 
 __all__ = [
     "TOLERANCES",
@@ -170,6 +170,17 @@ def expect_array(
     want = np.asarray(want)
     if not np.isfinite(want.astype(np.float64)).all():
         raise ValueError(f"reference answer for {what} is not finite: the suite is wrong")
+    tol = tol or tolerance_for(want.dtype)
+    _expect_form(got, want, what=what, dtype=dtype, hints=hints, tol=tol)
+    ok = _close(got, want, tol)
+    if not ok.all():
+        raise Mismatch([_values_message(got, want, ok, what, tol), *_hint_messages(got, hints, tol)])
+
+
+def _expect_form(
+    got: Any, want: np.ndarray, *, what: str, dtype: bool, hints: Sequence[tuple[Any, str]], tol: Tolerance
+) -> None:
+    """Everything but the values: an exact ndarray, a real dtype, the shape, the dtype, finite."""
     hidden = is_hidden()
     if type(got) is not np.ndarray:
         raise Mismatch([Message("check.not_array", {"what": what, "type": _describe_type(got)})])
@@ -183,7 +194,7 @@ def expect_array(
             if hidden
             else Message("check.shape", {"what": what, "actual": str(got.shape), "expected": str(want.shape)})
         )
-        raise Mismatch([shape, *_hint_messages(got, hints, tol or tolerance_for(want.dtype))])
+        raise Mismatch([shape, *_hint_messages(got, hints, tol)])
     if dtype and got.dtype != want.dtype:
         raise Mismatch([Message("check.dtype", {"what": what, "actual": str(got.dtype), "expected": str(want.dtype)})])
     finite = np.isfinite(got)
@@ -194,35 +205,34 @@ def expect_array(
             if hidden
             else Message("check.non_finite", {"what": what, "count": int((~finite).sum()), "index": index})
         ]
-        raise Mismatch(messages + _hint_messages(got, hints, tol or tolerance_for(want.dtype)))
-    tol = tol or tolerance_for(want.dtype)
-    ok = _close(got, want, tol)
-    if ok.all():
-        return
+        raise Mismatch(messages + _hint_messages(got, hints, tol))
+
+
+def _values_message(got: np.ndarray, want: np.ndarray, ok: np.ndarray, what: str, tol: Tolerance) -> Message:
+    """Where the values are furthest from the reference, and by how much."""
     g, w = got.astype(np.float64), want.astype(np.float64)
     err = np.abs(g - w)
     worst = np.unravel_index(int(np.argmax(err)), err.shape) if err.ndim else ()
     index = str(tuple(int(i) for i in worst))
     rel = float(err[worst] / max(abs(float(w[worst])), 1e-300))
-    params = {"what": what, "count": int((~ok).sum()), "size": int(ok.size), "index": index, "rtol": tol.rtol}
-    if hidden:
+    if is_hidden():
         # The index and an order of magnitude of the worst error: enough to find a bug, a
         # deliberately small channel for anything else (the count is left out).
-        message = Message(
-            "check.values_hidden", {"what": what, "index": index, "rel_err": _sig1(rel), "rtol": tol.rtol}
-        )
-    else:
-        message = Message(
-            "check.values_public",
-            params
-            | {
-                "expected": f"{float(w[worst]):.6g}",
-                "actual": f"{float(g[worst]):.6g}",
-                "abs_err": f"{float(err[worst]):.3g}",
-                "rel_err": f"{rel:.3g}",
-            },
-        )
-    raise Mismatch([message, *_hint_messages(got, hints, tol)])
+        return Message("check.values_hidden", {"what": what, "index": index, "rel_err": _sig1(rel), "rtol": tol.rtol})
+    return Message(
+        "check.values_public",
+        {
+            "what": what,
+            "count": int((~ok).sum()),
+            "size": int(ok.size),
+            "index": index,
+            "rtol": tol.rtol,
+            "expected": f"{float(w[worst]):.6g}",
+            "actual": f"{float(g[worst]):.6g}",
+            "abs_err": f"{float(err[worst]):.3g}",
+            "rel_err": f"{rel:.3g}",
+        },
+    )
 
 
 def expect_value(
@@ -313,7 +323,7 @@ def expect_raises(exc_type: type[Exception], *, what: str) -> Iterator[None]:
 
 
 class Sublayer(WireCallable):
-    """A sublayer for a student call, described as data (see ``worker/callables.py``).
+    """A sublayer for a student call, described as data (see ``sandbox/inside/callables.py``).
 
     Pass it to ``student.block(...)`` as is; the worker rebuilds it as a function. The
     ``reference`` fixture turns it into the same function in the trusted process.

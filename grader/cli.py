@@ -1,30 +1,34 @@
 """The ``normlab`` command: parse arguments, call the API, map outcomes to exit codes.
 
-Exit codes: 0 when the work completed (whatever the score), 1 when ``check`` finds failing
-public tests or ``stubs --check`` finds stale stubs, 2 for usage errors, 3 when the grader
-itself failed (no score is issued).
+Settings are read once, here (course file, environment, then these options), and passed down.
 """
 
 from __future__ import annotations
 
-import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-# Before numpy is imported anywhere: one BLAS thread, for bit-stable reference answers.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import click
 
-import click  # noqa: E402
-
-from grader import paths, reporters  # noqa: E402
-from grader.faults import GraderFault  # noqa: E402
-from grader.messages import Message, language_from_environment, normalize_language, render  # noqa: E402
-from grader.submission import SubmissionError  # noqa: E402
+from grader import course
+from grader.faults import GraderFault
+from grader.messages import Message, render
+from grader.model import Report
+from grader.report import reporters
+from grader.settings import Settings, SettingsError, load
+from grader.submission import SubmissionError
 
 EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
 EXIT_GRADER_FAULT = 3
+EXIT_CODES = (
+    "Exit codes: 0 done (whatever the score); 1 a check found problems (failing public tests, "
+    "stale stubs, a missing sandbox layer); 2 usage error; 3 grader fault, no score issued."
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class GraderFaultExit(click.ClickException):
@@ -40,79 +44,96 @@ class UsageExit(click.UsageError):
     exit_code = EXIT_USAGE
 
 
-def _lang(value: str | None) -> str:
-    return normalize_language(value) if value else language_from_environment()
+def settings_from(course_dir: Path | None = None, **overrides: Any) -> Settings:
+    """The settings of this run: course file and environment, then the command's options."""
+    try:
+        return load(course_dir=course_dir).replace(**overrides)
+    except SettingsError as exc:
+        raise UsageExit(str(exc)) from exc
 
 
-lang_option = click.option(
-    "--lang",
+def _language(value: str | None) -> str | None:
+    from grader.messages import normalize_language
+
+    return normalize_language(value) if value else None
+
+
+def common(function: F) -> F:
+    """The options every grading command shares: language and sandbox requirement."""
+    function = click.option(
+        "--require-sandbox/--allow-degraded",
+        default=None,
+        help="Fail (exit 3) unless every isolation layer is active. Default: course file, NORMLAB_REQUIRE_SANDBOX.",
+    )(function)
+    return click.option(
+        "--lang",
+        default=None,
+        metavar="LANG",
+        help="Language of messages: en or pt-BR (default: course file, NORMLAB_LANG, the locale).",
+    )(function)
+
+
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True),
     default=None,
-    metavar="LANG",
-    help="Language of messages: en or pt-BR (default: NORMLAB_LANG or the locale).",
-)
-sandbox_option = click.option(
-    "--require-sandbox/--allow-degraded",
-    default=None,
-    help="Fail (exit 3) unless every isolation layer is active. Default: NORMLAB_REQUIRE_SANDBOX.",
+    help="Write to this file, not stdout.",
 )
 
 
-def _require(flag: bool | None) -> bool:
-    from grader.runner import env_flag
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
 
-    return flag if flag is not None else env_flag("NORMLAB_REQUIRE_SANDBOX")
 
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES)
 @click.version_option(package_name="normlab")
 def main() -> None:
     """normlab: exercises and a sandboxed grader for LayerNorm, RMSNorm and residual connections."""
 
 
-def _run(path: str, suites: tuple[str, ...], require: bool, select: str | None):  # type: ignore[no-untyped-def]
+def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str | None) -> Report:
     from grader.runner import Options, grade
 
     try:
-        return grade(path, Options(suites=suites, require_sandbox=require, select=select))
+        return grade(path, Options(suites=suites, settings=settings, select=select))
     except SubmissionError as exc:
         raise UsageExit(str(exc)) from exc
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
 
 
-@main.command()
+@main.command(short_help="Run the public tests on your work.", epilog=EXIT_CODES)
 @click.argument("path", required=False, type=click.Path())
-@lang_option
-@sandbox_option
+@common
+@output_option
 @click.option("-k", "select", default=None, help="Only run tests matching this pytest -k expression.")
-def check(path: str | None, lang: str | None, require_sandbox: bool | None, select: str | None) -> None:
+def check(
+    path: str | None, lang: str | None, require_sandbox: bool | None, output: str | None, select: str | None
+) -> None:
     """Run the public tests on PATH (default: exercises/), as the final grading would.
 
     Exits 1 while any public test fails. The hidden tests are not run.
     """
-    target = path or str(Path("exercises") if Path("exercises").is_dir() else paths.exercises_dir())
-    language = _lang(lang)
-    report = _run(target, ("public",), _require(require_sandbox), select)
-    click.echo(reporters.to_text(report, language), nl=False)
+    target = path or str(Path("exercises") if Path("exercises").is_dir() else course.exercises_dir())
+    settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
+    report = _grade(target, ("public",), settings, select)
     passed = report.score == report.max_score
-    click.echo(render(Message("report.check_passed" if passed else "report.check_failed"), language))
+    verdict = render(Message("report.check_passed" if passed else "report.check_failed"), settings.lang)
+    _emit(reporters.to_text(report, settings.lang) + verdict + "\n", output)
     sys.exit(0 if passed else EXIT_FAILED_CHECK)
 
 
-@main.command()
+@main.command(short_help="Grade one submission with every suite.", epilog=EXIT_CODES)
 @click.argument("path", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json).")
 @click.option("--format", "fmt", type=click.Choice(reporters.FORMATS), default=None, help="Report format.")
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write the report to this file instead of stdout.",
-)
+@output_option
 @click.option("--public-only", is_flag=True, help="Run only the public tests.")
-@lang_option
-@sandbox_option
+@common
 @click.option("-k", "select", default=None, help="Only run tests matching this pytest -k expression.")
 def grade(
     path: str,
@@ -131,46 +152,42 @@ def grade(
     if as_json and fmt not in (None, "json"):
         raise UsageExit("--json and --format are mutually exclusive")
     fmt = "json" if as_json else (fmt or "text")
-    suites = ("public",) if public_only else ("public", "hidden")
-    report = _run(path, suites, _require(require_sandbox), select)
-    text = reporters.render_report(report, fmt, _lang(lang))
-    if output:
-        Path(output).write_text(text, encoding="utf-8")
-    else:
-        click.echo(text, nl=False)
+    settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
+    report = _grade(path, ("public",) if public_only else ("public", "hidden"), settings, select)
+    _emit(reporters.render_report(report, fmt, settings.lang), output)
 
 
-@main.command()
+@main.command(short_help="Release: nbgrader course and/or student zip.", epilog=EXIT_CODES)
 @click.option(
     "--course-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Write an nbgrader course here: nbgrader_config.py and source/<assignment>/.",
+    help="Write an nbgrader course here: nbgrader_config.py, normlab.toml and source/<assignment>/.",
 )
 @click.option("--assignment", default="normlab", show_default=True, help="The nbgrader assignment name.")
 @click.option(
     "--student-zip",
     type=click.Path(dir_okay=False),
     default=None,
-    help="Write a bundle for courses without nbgrader: stubs, public tests, README.",
+    help="Write a zip for courses without nbgrader: stubs, public tests, a checker, README.",
 )
 def release(course_dir: str | None, assignment: str, student_zip: str | None) -> None:
     """Release the assignment: an nbgrader course directory and/or a student zip."""
-    from grader import release as release_mod
-
     if not course_dir and not student_zip:
         raise UsageExit("give --course-dir, --student-zip or both")
     if course_dir:
-        for path in release_mod.write_course(Path(course_dir), assignment):
-            click.echo(f"wrote {path}")
+        from grader.integrations.nbgrader.release import write_course
+
+        for written in write_course(Path(course_dir), assignment):
+            click.echo(f"wrote {written}")
         click.echo(f"next: cd {course_dir} && nbgrader generate_assignment {assignment}")
     if student_zip:
-        from grader.bundle import write_student_zip
+        from grader.integrations.student_zip import write_student_zip
 
         click.echo(f"wrote {write_student_zip(Path(student_zip))}")
 
 
-@main.command()
+@main.command(short_help="Grade a whole nbgrader class in the sandbox.", epilog=EXIT_CODES)
 @click.argument("assignment")
 @click.option(
     "--course-dir",
@@ -179,7 +196,7 @@ def release(course_dir: str | None, assignment: str, student_zip: str | None) ->
     show_default=True,
     help="The nbgrader course directory.",
 )
-@click.option("--jobs", type=int, default=None, help="Parallel gradings on this machine (default: one per core).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel gradings (default: one per core).")
 @click.option(
     "--scheduler",
     default=None,
@@ -188,8 +205,7 @@ def release(course_dir: str | None, assignment: str, student_zip: str | None) ->
 )
 @click.option("--force", is_flag=True, help="Regrade every submission, even those already done.")
 @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
-@lang_option
-@sandbox_option
+@common
 def autograde(
     assignment: str,
     course_dir: str,
@@ -203,58 +219,61 @@ def autograde(
     """Grade every submitted/<student>/ASSIGNMENT/ in the sandbox and write the grades into
     nbgrader's gradebook, autograded/ and feedback/. A re-run resumes where it stopped.
 
-    Exits 0 when every submission was graded, 3 when the grader failed on any (those get no
-    score; the others are graded).
+    Exits 0 when every submission was graded, 3 when any was not (those get no score; the
+    others are graded).
     """
-    from grader.autograde import autograde as run_autograde
+    from grader.classgrade import State
+    from grader.integrations.nbgrader.autograde import autograde as grade_class
     from grader.runner import Options
 
-    options = Options(require_sandbox=_require(require_sandbox))
-    counts = {"graded": 0, "unchanged": 0, "failed": 0}
+    root = Path(course_dir)
+    settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
+    counts = dict.fromkeys(State, 0)
     try:
-        for outcome in run_autograde(
-            Path(course_dir),
+        outcomes = grade_class(
+            root,
             assignment,
-            options=options,
-            jobs=jobs,
+            options=Options(settings=settings),
             scheduler=scheduler,
             force=force,
-            lang=_lang(lang),
             progress=not no_progress,
-        ):
+        )
+        for outcome in outcomes:
             counts[outcome.state] += 1
-            if outcome.state == "graded":
+            if outcome.state is State.GRADED:
                 click.echo(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}")
-            elif outcome.state == "failed":
+            elif outcome.state is State.FAILED:
                 click.echo(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}", err=True)
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
     click.echo(
-        f"{counts['graded']} graded, {counts['unchanged']} unchanged since the last run, {counts['failed']} not graded"
+        f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
+        f"{counts[State.FAILED]} not graded"
     )
-    sys.exit(EXIT_GRADER_FAULT if counts["failed"] else 0)
+    sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
 
 
-@main.command()
+@main.command(short_help="Build a Gradescope autograder zip.", epilog=EXIT_CODES)
 @click.option(
-    "--out",
-    "out",
+    "-o",
+    "--output",
     type=click.Path(dir_okay=False),
     default="autograder.zip",
     show_default=True,
-    help="Where to write the Gradescope autograder zip.",
+    help="The zip to write.",
 )
-def gradescope(out: str) -> None:
+def gradescope(output: str) -> None:
     """Build a Gradescope autograder bundle (setup.sh, run_autograder and normlab itself)."""
-    from grader.gradescope import write_bundle
+    from grader.integrations.gradescope import write_bundle
 
-    click.echo(f"wrote {write_bundle(Path(out))}")
+    click.echo(f"wrote {write_bundle(Path(output))}")
 
 
-@main.command()
+@main.command(short_help="Check every isolation layer from inside a worker.", epilog=EXIT_CODES)
 @click.option("--json", "as_json", is_flag=True, help="Print the layers as JSON.")
-@lang_option
-def doctor(as_json: bool, lang: str | None) -> None:
+@output_option
+@click.option("--lang", default=None, metavar="LANG", help="Language of messages: en or pt-BR.")
+def doctor(as_json: bool, output: str | None, lang: str | None) -> None:
     """Check every isolation layer by running a probe in a real worker.
 
     Exits 0 when every layer is active and 1 when any is missing.
@@ -263,23 +282,29 @@ def doctor(as_json: bool, lang: str | None) -> None:
 
     from grader.sandbox.doctor import diagnose
 
-    statuses = diagnose()
-    language = _lang(lang)
+    settings = settings_from(lang=_language(lang))
+    statuses = diagnose(settings)
+    all_on = all(s.active for s in statuses)
     if as_json:
-        click.echo(json.dumps([{"layer": s.name, "active": s.active, "detail": s.detail} for s in statuses], indent=2))
+        text = (
+            json.dumps([{"layer": s.name, "active": s.active, "detail": s.detail} for s in statuses], indent=2) + "\n"
+        )
     else:
+        lines = []
         for status in statuses:
-            state = render(Message("doctor.active" if status.active else "doctor.missing"), language)
-            click.echo(f"{status.name:<17} {state:<8} {status.detail}")
-        all_on = all(s.active for s in statuses)
-        click.echo(render(Message("doctor.all_active" if all_on else "doctor.degraded"), language))
-    sys.exit(0 if all(s.active for s in statuses) else EXIT_FAILED_CHECK)
+            state = render(Message("doctor.active" if status.active else "doctor.missing"), settings.lang)
+            lines.append(f"{status.name:<17} {state:<8} {status.detail}")
+        lines.append(render(Message("doctor.all_active" if all_on else "doctor.degraded"), settings.lang))
+        text = "\n".join(lines) + "\n"
+    _emit(text, output)
+    sys.exit(0 if all_on else EXIT_FAILED_CHECK)
 
 
-@main.command()
-@click.option("--rounds", default=3, show_default=True, help="Gradings per mode.")
+@main.command(short_help="Measure what the sandbox costs.", epilog=EXIT_CODES)
+@click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True, help="Gradings per mode.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
-def bench(rounds: int, as_json: bool) -> None:
+@output_option
+def bench(rounds: int, as_json: bool, output: str | None) -> None:
     """Measure the sandbox's overhead: grade the reference with full isolation and with the
     process-only baseline, alternating, and report the ratio of the median times."""
     import json
@@ -287,39 +312,27 @@ def bench(rounds: int, as_json: bool) -> None:
 
     from grader.bench import measure
 
-    result = measure(rounds)
+    result = measure(settings_from(), rounds)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "full_seconds": result.full_seconds,
-                    "baseline_seconds": result.baseline_seconds,
-                    "full_layers": result.full_layers,
-                    "baseline_layers": result.baseline_layers,
-                    "ratio": result.ratio,
-                },
-                indent=2,
-            )
-        )
+        fields = ("full_seconds", "baseline_seconds", "full_layers", "baseline_layers", "ratio")
+        _emit(json.dumps({name: getattr(result, name) for name in fields}, indent=2) + "\n", output)
         return
-    click.echo(
-        f"full isolation ({', '.join(result.full_layers)}): "
-        f"median {statistics.median(result.full_seconds):.2f} s over {rounds} gradings"
+    full, base = statistics.median(result.full_seconds), statistics.median(result.baseline_seconds)
+    _emit(
+        f"full isolation ({', '.join(result.full_layers)}): median {full:.2f} s over {rounds} gradings\n"
+        f"process-only baseline ({', '.join(result.baseline_layers)}): median {base:.2f} s over {rounds} gradings\n"
+        f"overhead ratio (full / baseline): {result.ratio:.2f}\n",
+        output,
     )
-    click.echo(
-        f"process-only baseline ({', '.join(result.baseline_layers)}): "
-        f"median {statistics.median(result.baseline_seconds):.2f} s over {rounds} gradings"
-    )
-    click.echo(f"overhead ratio (full / baseline): {result.ratio:.2f}")
 
 
-@main.command()
+@main.command(short_help="Generate exercises/ from solutions/.", epilog=EXIT_CODES)
 @click.option("--check", "only_check", is_flag=True, help="Do not write; exit 1 if exercises/ is out of sync.")
 def stubs(only_check: bool) -> None:
     """Generate exercises/ (the student stubs) from solutions/."""
     from grader import stubs as stub_gen
 
-    solutions, exercises = paths.solutions_dir(), paths.exercises_dir()
+    solutions, exercises = course.solutions_dir(), course.exercises_dir()
     if only_check:
         problems = stub_gen.differences(solutions, exercises)
         for problem in problems:

@@ -7,13 +7,11 @@ parameters) and a reporter renders it in the reader's language. The catalog live
 
 from __future__ import annotations
 
-import os
+import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import Any
-
-import tomllib
 
 LANGUAGES = ("en", "pt-BR")
 DEFAULT_LANGUAGE = "en"
@@ -47,18 +45,11 @@ def normalize_language(lang: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
-def language_from_environment() -> str:
-    """The language asked for by ``NORMLAB_LANG`` or, failing that, the POSIX locale."""
-    for var in ("NORMLAB_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
-        if os.environ.get(var):
-            return normalize_language(os.environ[var])
-    return DEFAULT_LANGUAGE
-
-
 def render(message: Message, lang: str = DEFAULT_LANGUAGE) -> str:
-    """The message in ``lang``. An unknown id is a grader bug and raises ``KeyError``."""
+    """The message in ``lang`` (any spelling of a locale: ``pt_BR.UTF-8`` is ``pt-BR``). An
+    unknown id is a grader bug and raises ``KeyError``."""
     templates = catalog()[message.id]
-    return templates.get(lang, templates[DEFAULT_LANGUAGE]).format(**message.params)
+    return templates.get(normalize_language(lang), templates[DEFAULT_LANGUAGE]).format(**message.params)
 
 
 @cache
@@ -70,6 +61,7 @@ def descriptions() -> dict[str, dict[str, str]]:
 
 def describe(name: str, english: str, lang: str = DEFAULT_LANGUAGE) -> str:
     """A test's description in ``lang``; the docstring itself is the English text."""
+    lang = normalize_language(lang)
     return descriptions().get(name, {}).get(lang, english) if lang != DEFAULT_LANGUAGE else english
 
 

@@ -7,14 +7,14 @@ A :class:`Report` is what one grading produces. Reporters turn it into text, JSO
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from grader.messages import Message
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """What happened to one test. Only ``PASSED`` earns points."""
 
     PASSED = "passed"
@@ -30,7 +30,7 @@ class Status(str, Enum):
     """The test was not run (for example, not selected); earns nothing."""
 
 
-class Visibility(str, Enum):
+class Visibility(StrEnum):
     """Whether the student can read the test's source."""
 
     PUBLIC = "public"
@@ -86,6 +86,27 @@ class Report:
     def max_score(self) -> float:
         return round(sum(r.max_score for r in self.results), 6)
 
-    def exercises(self) -> list[str]:
-        """Exercise names in the order their first test appears."""
-        return list(dict.fromkeys(r.exercise for r in self.results))
+    def by_exercise(self) -> list[tuple[str, tuple[CheckResult, ...]]]:
+        """The results grouped by exercise, exercises in the order their first test appears."""
+        groups: dict[str, list[CheckResult]] = {}
+        for result in self.results:
+            groups.setdefault(result.exercise, []).append(result)
+        return [(exercise, tuple(results)) for exercise, results in groups.items()]
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A submission that was graded: its report (whatever the score)."""
+
+    report: Report
+
+
+@dataclass(frozen=True)
+class NotGraded:
+    """A submission that could not be graded, and why; no score is issued for it."""
+
+    reason: str
+
+
+Outcome = Graded | NotGraded
+"""What grading one submission of a batch gave."""

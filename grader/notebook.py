@@ -15,6 +15,7 @@ import ast
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from grader.messages import Message
 
@@ -39,11 +40,23 @@ class NotebookUnreadable(Exception):
         self.message = message
 
 
-def _cell_source(cell: dict) -> str:
+def cell_source(cell: dict[str, Any]) -> str:
+    """A cell's source as one string (nbformat allows a string or a list of lines)."""
     src = cell.get("source", "")
     if isinstance(src, list):
         src = "".join(str(s) for s in src)
     return str(src)
+
+
+def first_line(node: ast.stmt) -> int:
+    """The line a statement starts on, its decorators included."""
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno] + [d.lineno for d in decorators])
+
+
+def statement_text(lines: list[str], node: ast.stmt) -> str:
+    """The source of one top-level statement, decorators included, from its module's lines."""
+    return "\n".join(lines[first_line(node) - 1 : node.end_lineno])
 
 
 def _strip_ipython(source: str) -> tuple[str, bool]:
@@ -88,7 +101,7 @@ def extract(raw: bytes) -> Extracted:
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source, had_magic = _strip_ipython(_cell_source(cell))
+        source, had_magic = _strip_ipython(cell_source(cell))
         if had_magic:
             notes.append(Message("submission.cell_magic_removed", {"cell": number}))
         try:
@@ -99,9 +112,7 @@ def extract(raw: bytes) -> Extracted:
             continue
         lines = source.split("\n")
         for node in tree.body:
-            first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-            segment = "\n".join(lines[first - 1 : node.end_lineno])
-            statements.append((number, node, segment))
+            statements.append((number, node, statement_text(lines, node)))
 
     definitions = [node for _, node, _ in statements if isinstance(node, _DEFINITIONS)]
     needed = _names_loaded(definitions)

@@ -14,14 +14,12 @@ A test that never reports is an ``error`` (fail closed).
 from __future__ import annotations
 
 import time
-import zlib
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from grader import checks
+from grader import checks, discovery
 from grader.faults import GraderFault, StudentFault
 from grader.messages import Message
 from grader.model import CheckResult, Status, Visibility
@@ -35,12 +33,6 @@ def _key(item: pytest.Item) -> str:
     """A unique test id (pytest's nodeid is not unique for files outside its rootdir, which
     is where the suites are, and a public and a hidden test may share a name)."""
     return f"{item.path}::{item.name}"
-
-
-def seed_for(item: pytest.Item) -> int:
-    """The test's random seed: from its file and function name only, so it is the same on every
-    machine and in the native nbgrader runner (see :mod:`grader.native`)."""
-    return zlib.crc32(f"{Path(str(item.path)).stem}::{item.name}".encode())
 
 
 class _Meta:
@@ -63,27 +55,29 @@ class GradingPlugin:
         self.grader_faults: list[str] = []
         self._started: dict[str, float] = {}
 
-    # -- fixtures ----------------------------------------------------------------------------
+    # -- fixtures (built by grader.discovery, as on every other path) ------------------------
+
+    def _context(self, item: pytest.Item) -> discovery.FixtureContext:
+        return discovery.FixtureContext(
+            self.proxy, self._reference, discovery.seed(Path(str(item.path)).stem, item.name)
+        )
 
     @pytest.fixture
-    def student(self) -> StudentProxy:
+    def student(self, request: pytest.FixtureRequest) -> Any:
         self.proxy.take_output()
-        return self.proxy
+        return discovery.FIXTURES["student"](self._context(request.node))
 
     @pytest.fixture
-    def reference(self) -> Reference:
-        if self._reference is None:
-            raise RuntimeError("the reference solution is not loaded for this run")
-        return self._reference
+    def reference(self, request: pytest.FixtureRequest) -> Any:
+        return discovery.FIXTURES["reference"](self._context(request.node))
 
     @pytest.fixture
-    def sublayer(self) -> type[checks.Sublayer]:
-        """``sublayer("scale", factor=0.01)``: a sublayer that crosses to the worker as data."""
-        return checks.Sublayer
+    def sublayer(self, request: pytest.FixtureRequest) -> Any:
+        return discovery.FIXTURES["sublayer"](self._context(request.node))
 
     @pytest.fixture
-    def rng(self, request: pytest.FixtureRequest) -> np.random.Generator:
-        return np.random.default_rng(seed_for(request.node))
+    def rng(self, request: pytest.FixtureRequest) -> Any:
+        return discovery.FIXTURES["rng"](self._context(request.node))
 
     # -- collection --------------------------------------------------------------------------
 
@@ -99,10 +93,8 @@ class GradingPlugin:
             path = Path(str(item.path)).resolve()
             exercise = path.stem.removeprefix("test_")
             visibility = Visibility.HIDDEN if path in self.hidden_files else Visibility.PUBLIC
-            marker = item.get_closest_marker("points")
-            points = float(marker.args[0]) if marker and marker.args else 1.0
-            doc = getattr(getattr(item, "function", None), "__doc__", None) or item.name
-            description = " ".join(doc.split())
+            points = discovery.points(list(item.iter_markers("points")))
+            description = discovery.description(getattr(getattr(item, "function", None), "__doc__", None), item.name)
             name = f"{exercise}/{visibility.value}/{item.name}"
             self.meta[_key(item)] = _Meta(name, exercise, description, visibility, points)
 

@@ -16,13 +16,14 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from grader.client import Reply, Worker
+from grader.course import MODULE_OF
 from grader.faults import (
     BadResult,
+    GraderFault,
     StudentCrashed,
     StudentFault,
     StudentImportError,
@@ -30,8 +31,8 @@ from grader.faults import (
     StudentTimeout,
     student_raised,
 )
-from grader.manifest import MODULE_OF
 from grader.messages import Message
+from grader.sandbox.client import Reply, ReplyKind
 from grader.sandbox.limits import Limits
 from grader.submission import Prepared
 
@@ -91,10 +92,17 @@ class CallRecord:
         return calls, inputs
 
 
+class Caller(Protocol):
+    """What answers the proxy's calls: the sandboxed :class:`Worker`, or the in-kernel stand-in
+    of nbgrader's native path."""
+
+    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply: ...
+
+
 class StudentProxy:
     """Attribute access returns a function that runs in the worker."""
 
-    def __init__(self, prepared: Prepared, worker: Worker, limits: Limits) -> None:
+    def __init__(self, prepared: Prepared, worker: Caller, limits: Limits) -> None:
         self._prepared = prepared
         self._worker = worker
         self._limits = limits
@@ -114,6 +122,12 @@ class StudentProxy:
 
         call.__name__ = function
         return call
+
+    def recorded(self) -> CallRecord:
+        """What was observed around the last call; a test asks only after a call answered."""
+        if self.last_call is None:
+            raise GraderFault("a test read the call record before any call answered: the suite is wrong")
+        return self.last_call
 
     # -- the call --------------------------------------------------------------------------
 
@@ -146,24 +160,26 @@ class StudentProxy:
         return self._interpret(function, module, reply, seconds)
 
     def _interpret(self, function: str, module: str, reply: Reply, seconds: float) -> Any:
-        if reply.kind == "timeout":
-            fault: StudentFault = StudentTimeout(
-                function, [Message("fault.timeout", {"function": function, "seconds": seconds})]
-            )
-            if reply.importing:
-                fault = StudentTimeout(
-                    function, [Message("fault.import_timeout", {"module": f"{module}.py", "seconds": seconds})]
-                )
-                self._broken_modules[module] = fault
-            else:
-                self._strikes[function] = self._strikes.get(function, 0) + 1
-            raise fault
-        if reply.kind == "died":
+        if reply.kind is ReplyKind.TIMEOUT:
+            raise self._timed_out(function, module, reply, seconds)
+        if reply.kind is ReplyKind.DIED:
             raise self._died(function, module, reply)
-        if reply.kind == "invalid":
+        if reply.kind is ReplyKind.INVALID:
             raise self._bad_result(function, reply.detail)
+        return self._answer(function, module, reply.message)
 
-        message = reply.message
+    def _timed_out(self, function: str, module: str, reply: Reply, seconds: float) -> StudentFault:
+        if reply.importing:
+            fault = StudentTimeout(
+                function, [Message("fault.import_timeout", {"module": f"{module}.py", "seconds": seconds})]
+            )
+            self._broken_modules[module] = fault
+            return fault
+        self._strikes[function] = self._strikes.get(function, 0) + 1
+        return StudentTimeout(function, [Message("fault.timeout", {"function": function, "seconds": seconds})])
+
+    def _answer(self, function: str, module: str, message: dict[str, Any]) -> Any:
+        """The result of a call that answered; every other status raises its fault."""
         status = message.get("status")
         output = "".join(str(message.get(k, "")) for k in ("stdout", "stderr"))
         if output.strip():
@@ -192,9 +208,14 @@ class StudentProxy:
             )
         if status == "unencodable":
             raise self._bad_result(function, str(message.get("detail")))
+        return self._result(function, message, output)
+
+    def _result(self, function: str, message: dict[str, Any], output: str) -> Any:
         mutated, records = message.get("mutated", []), message.get("callables", [])
         # The response is written by the student's process: every field is checked like an answer.
-        if status != "ok" or "result" not in message or not isinstance(mutated, list) or not isinstance(records, list):
+        if message.get("status") != "ok" or "result" not in message:
+            raise self._bad_result(function, "malformed response")
+        if not isinstance(mutated, list) or not isinstance(records, list):
             raise self._bad_result(function, "malformed response")
         if not all(isinstance(m, str) for m in mutated):
             raise self._bad_result(function, "malformed record of modified arguments")

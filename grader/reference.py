@@ -13,15 +13,14 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
-from grader.checks import Sublayer
+from grader.course import EXERCISES, MODULE_OF
 from grader.faults import GraderFault
-from grader.manifest import EXERCISES, MODULE_OF
-from grader.worker.protocol import WireFile
+from grader.sandbox.inside import callables
+from grader.sandbox.inside.wire import WireCallable, WireFile
 
 
 def _import_solutions(directory: Path) -> dict[str, Any]:
@@ -52,8 +51,8 @@ class Reference:
         self._scratch = Path(tempfile.mkdtemp(prefix="normlab-ref-"))
 
     def _convert(self, value: Any) -> Any:
-        if isinstance(value, Sublayer):
-            return value.build()
+        if isinstance(value, WireCallable):
+            return callables.Recorded(value.kind, value.params)
         if isinstance(value, WireFile):
             path = Path(tempfile.mkdtemp(dir=self._scratch)) / Path(value.name).name
             path.write_text(value.text, encoding="utf-8")
@@ -80,7 +79,3 @@ class Reference:
     def close(self) -> None:
         """Remove the scratch files written for file arguments (they hold hidden inputs)."""
         shutil.rmtree(self._scratch, ignore_errors=True)
-
-    def namespace(self) -> SimpleNamespace:
-        """The raw reference functions (for helpers that need to compose them)."""
-        return SimpleNamespace(**self._functions)

@@ -18,23 +18,19 @@ from pathlib import Path
 
 import pytest
 
-from grader import paths
-from grader.client import Worker
+from grader import course
 from grader.faults import GraderFault
 from grader.model import Report
 from grader.plugin import GradingPlugin
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.sandbox import policy as sandbox_policy
-from grader.sandbox.limits import Limits
+from grader.sandbox import slots
+from grader.sandbox.client import Worker
+from grader.settings import Settings, current
 from grader.submission import prepare
 
 SUITES = ("public", "hidden")
-
-
-def env_flag(name: str) -> bool:
-    """Whether an environment variable is set to a true value (1, true, yes)."""
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes")
 
 
 @dataclass(frozen=True)
@@ -42,12 +38,11 @@ class Options:
     """How to grade, beyond what to grade."""
 
     suites: tuple[str, ...] = SUITES
-    limits: Limits = field(default_factory=Limits)
-    require_sandbox: bool = field(default_factory=lambda: env_flag("NORMLAB_REQUIRE_SANDBOX"))
-    """Refuse to grade (a grader fault) when any isolation layer is missing. Defaults to the
-    ``NORMLAB_REQUIRE_SANDBOX`` environment variable, so CI can require it everywhere."""
-    slot: int = 0
-    """Which concurrent worker slot this grading uses (selects its unprivileged uid)."""
+    settings: Settings = field(default_factory=current)
+    """Sandbox requirements, limits and machine settings (default: this process's settings)."""
+    slot: int | None = None
+    """The worker slot (and so the unprivileged uid) to use; None claims a free one for the
+    duration of the grading (see ``sandbox/slots.py``)."""
     baseline: bool = False
     """Process isolation only, for measuring what the other layers cost. Never for grading."""
     select: str | None = None
@@ -59,9 +54,9 @@ def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
     hidden: set[Path] = set()
     for suite in suites:
         if suite == "public":
-            files += paths.public_tests()
+            files += course.public_tests()
         elif suite == "hidden":
-            found = paths.hidden_tests()
+            found = course.hidden_tests()
             if not found:
                 raise GraderFault("the hidden suites are not installed (is this a student copy of the grader?)")
             files += found
@@ -120,22 +115,20 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
     with contextlib.ExitStack() as cleanup:
         prepared = prepare(submission)
         cleanup.callback(prepared.cleanup)
-        plan = sandbox_policy.plan(
-            prepared.directory,
-            options.limits,
-            slot=options.slot,
-            require=options.require_sandbox,
-            baseline=options.baseline,
-        )
+        slot = options.slot
+        if slot is None:
+            slot = cleanup.enter_context(slots.claim(options.settings.slot_dir)).number
+        plan = sandbox_policy.plan(prepared.directory, options.settings, slot=slot, baseline=options.baseline)
         cleanup.callback(plan.cleanup)
-        reference = Reference(paths.solutions_dir()) if hidden else None
+        reference = Reference(course.solutions_dir()) if hidden else None
         if reference is not None:
             cleanup.callback(reference.close)
         scratch = Path(tempfile.mkdtemp(prefix="normlab-run-"))
         cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
-        worker = Worker(plan.launcher, prepared.setup(), options.limits)
+        limits = options.settings.limits
+        worker = Worker(plan.launcher, prepared.setup(), limits)
         cleanup.callback(worker.close)
-        plugin = GradingPlugin(StudentProxy(prepared, worker, options.limits), reference, hidden)
+        plugin = GradingPlugin(StudentProxy(prepared, worker, limits), reference, hidden)
         with _quiet_pytest():
             code = pytest.main(_pytest_args(files, scratch, options.select), plugins=[plugin])
         if plugin.grader_faults:

@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.manifest import MODULE_OF, MODULES
+from grader.course import MODULE_OF, MODULES
 from grader.messages import Message
 from grader.notebook import NotebookUnreadable, extract
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from grader import paths
-from grader.manifest import MODULES
+from grader import course
+from grader.course import MODULES
 
 
 def copy_solutions(target: Path) -> Path:
     """A directory submission identical to the reference (module files only)."""
     target.mkdir(parents=True, exist_ok=True)
     for module in MODULES:
-        shutil.copy(paths.solutions_dir() / f"{module}.py", target / f"{module}.py")
+        shutil.copy(course.solutions_dir() / f"{module}.py", target / f"{module}.py")
     return target
 
 

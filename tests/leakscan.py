@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import ast
 import html
-
 import tomllib
 
-from grader import paths, stubs
+from grader import course, stubs
 
 MIN_LENGTH = 25  # shorter lines (``return out``, ``)``) are not distinctive
 
@@ -39,11 +38,14 @@ def code_lines(source: str, min_length: int = MIN_LENGTH) -> set[str]:
 
 
 def public_text() -> str:
-    """Everything students receive anyway: stubs, public tests, the config bank."""
+    """Everything students receive anyway: stubs, public tests, the config bank, and the
+    checker's own code (the grader package minus the hidden parts, as the student zip has it)."""
+    from grader.integrations.student_zip import student_files
+
     return "\n".join(
-        p.read_text()
-        for p in sorted(paths.exercises_dir().rglob("*"))
-        if p.is_file() and p.suffix in (".py", ".json", ".md")
+        source.read_text()
+        for source, _ in student_files()
+        if source.suffix in (".py", ".json", ".md", ".j2", ".toml")
     )
 
 
@@ -54,18 +56,18 @@ def _not_public(lines: set[str]) -> set[str]:
 
 def hidden_lines() -> set[str]:
     """Code lines of the hidden suites (their test code and hidden inputs) that are not public."""
-    return _not_public(set().union(*(code_lines(p.read_text()) for p in paths.suites_dir().glob("*.py"))))
+    return _not_public(set().union(*(code_lines(p.read_text()) for p in course.suites_dir().glob("*.py"))))
 
 
 def solution_lines() -> set[str]:
     found: set[str] = set()
-    for path in paths.solutions_dir().glob("*.py"):
+    for path in course.solutions_dir().glob("*.py"):
         found |= {line for line in stubs.solution_lines(path.read_text()) if len(line) >= MIN_LENGTH}
     return _not_public(found)
 
 
 def rubric_lines() -> set[str]:
-    data = tomllib.loads((paths.PACKAGE / "questions.toml").read_text())
+    data = tomllib.loads((course.PACKAGE / "questions.toml").read_text())
     return {
         line.strip("- ").strip()
         for q in data["question"]

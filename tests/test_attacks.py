@@ -34,24 +34,25 @@ import shutil
 import stat
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-import tomllib
 from helpers import copy_solutions, patched
 
-from grader import paths
+from grader import course
 from grader.batch import grade_many
-from grader.manifest import MODULES
+from grader.course import MODULES
 from grader.messages import LANGUAGES, render
 from grader.messages import catalog as message_catalog
-from grader.model import CheckResult, Report, Status, Visibility
+from grader.model import CheckResult, Graded, Outcome, Report, Status, Visibility
 from grader.runner import Options, grade
-from grader.sandbox.launch import HARNESS_DIR
+from grader.sandbox.launch import INSIDE_DIR
 from grader.sandbox.limits import Limits
-from grader.sandbox.policy import slot_uid
+from grader.sandbox.slots import MAX_SLOTS
+from grader.settings import current as current_settings
 
 pytestmark = pytest.mark.slow
 
@@ -64,6 +65,7 @@ PWNED = "normlab-pwned"
 LEAK = "LEAK:"
 """Attacks that try to smuggle data out through the feedback prefix it with this."""
 LIMITS = Limits(call_seconds=2.0)
+SETTINGS = current_settings().replace(limits=LIMITS, require_sandbox=True)
 JOBS = 2
 OUTPUT_SHOWN = 4000
 SECRET_VARIABLE = "NORMLAB_ATTACK_SECRET"
@@ -319,7 +321,7 @@ def build(attack: Attack, root: Path) -> Path:
         nb = json.loads(source.read_text())
         for module in MODULES:
             if module != "rmsnorm":  # the attack cells come first: residual.py imports rmsnorm
-                text = (paths.solutions_dir() / f"{module}.py").read_text()
+                text = (course.solutions_dir() / f"{module}.py").read_text()
                 nb["cells"].append(
                     {
                         "cell_type": "code",
@@ -340,13 +342,13 @@ def build(attack: Attack, root: Path) -> Path:
     spec = tomllib.loads(source.read_text())
     if "submission_symlink" in spec:
         shutil.rmtree(directory)
-        directory.symlink_to(spec["submission_symlink"].format(solutions=paths.solutions_dir()))
+        directory.symlink_to(spec["submission_symlink"].format(solutions=course.solutions_dir()))
         return directory
     for filename, text in spec.get("files", {}).items():
         (directory / filename).write_text(text)
     for filename, target in spec.get("symlinks", {}).items():
         (directory / filename).unlink(missing_ok=True)
-        (directory / filename).symlink_to(target.format(solutions=paths.solutions_dir()))
+        (directory / filename).symlink_to(target.format(solutions=course.solutions_dir()))
     for filename in spec.get("fifos", []):
         (directory / filename).unlink(missing_ok=True)
         os.mkfifo(directory / filename)
@@ -376,7 +378,7 @@ def tree_digest(*roots: Path) -> str:
 def course_trees() -> list[Path]:
     """What a sandbox escape would go for: the reference, the hidden suites, the stubs and
     public tests, the worker's code, and any copy of the course a package install left behind."""
-    trees = [paths.solutions_dir(), paths.suites_dir(), paths.exercises_dir(), HARNESS_DIR]
+    trees = [course.solutions_dir(), course.suites_dir(), course.exercises_dir(), INSIDE_DIR]
     trees += sorted(Path(sys.prefix).glob("lib/python3*/site-packages/grader"))
     return trees
 
@@ -392,14 +394,14 @@ def pwned_files() -> list[str]:
         Path.home(),
         Path.cwd(),
         Path("/work"),
-        paths.course_root(),
+        course.course_root(),
         *course_trees(),
     ]
     found = set()
     for place in places:
         if place.is_dir():
             found |= {str(p) for p in place.glob(f"*{PWNED}*")}
-            if place in (Path.cwd(), paths.course_root()):
+            if place in (Path.cwd(), course.course_root()):
                 found |= {str(p) for p in place.glob("results.json")}
     for canary in CANARIES:
         if canary.is_dir():
@@ -432,7 +434,7 @@ def leftover_sandboxes() -> list[str]:
             source = argv[argv.index("/submission") - 1]
             if not Path(source).exists():
                 found.append(f"pid {pid}: a sandbox for {source}, whose grading is over")
-        elif slot_uid(0) <= uid < slot_uid(64):
+        elif current_settings().uid_base <= uid < current_settings().uid_base + MAX_SLOTS:
             parent, inside = str(ppid), False
             for _ in range(8):
                 info = table.get(parent)
@@ -504,16 +506,17 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory, secret: str, canaries: tu
         batches.setdefault((item.suites, item.id if item.own_batch else ""), {})[path] = item.id
     for (_, alone), batch in batches.items():
         if not alone:
-            batch[paths.solutions_dir()] = "reference"
+            batch[course.solutions_dir()] = "reference"
     result.course_before = tree_digest(*course_trees())
     saved = os.environ.get(SECRET_VARIABLE)
     os.environ[SECRET_VARIABLE] = secret  # inherited by the grading processes, never by a worker
     started = time.monotonic()
     try:
         for (suites, _), batch in batches.items():
-            options = Options(suites=suites, limits=LIMITS, require_sandbox=True)
+            options = Options(suites=suites, settings=SETTINGS)
             try:
-                for path, outcome in grade_many(list(batch), options, jobs=JOBS):
+                for path, graded in grade_many(list(batch), options, jobs=JOBS):
+                    outcome = as_report(graded)
                     if batch[path] == "reference":
                         assert isinstance(outcome, Report), outcome
                         result.references[suites] = outcome
@@ -659,17 +662,22 @@ def honest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, li
         "rstd = 1.0 / (np.sqrt(ms) + eps)",
     )
     submissions = {
-        "reference": paths.solutions_dir(),
+        "reference": course.solutions_dir(),
         "eps outside the square root": partly,
-        "untouched stubs": paths.exercises_dir(),
+        "untouched stubs": course.exercises_dir(),
     }
-    options = Options(limits=LIMITS, require_sandbox=True)
+    options = Options(settings=SETTINGS)
     alone = {name: (path, _results(grade(path, options))) for name, path in submissions.items()}
     reference, partly_results, stubs = (alone[name][1] for name in submissions)
     assert reference and all(status is Status.PASSED for _, status, _ in reference)
     assert {Status.PASSED, Status.FAILED} <= {status for _, status, _ in partly_results}
     assert all(score == 0 for _, _, score in stubs)
     return alone
+
+
+def as_report(outcome: Outcome) -> Report | str:
+    """The report of a graded submission, else why it was not graded."""
+    return outcome.report if isinstance(outcome, Graded) else outcome.reason
 
 
 def _check_batch(
@@ -682,8 +690,8 @@ def _check_batch(
         mixed.insert(-(-(i + 1) * len(attacks) // len(honest)) + i, path)
     graded: dict[Path, Report | str] = {}
     try:
-        for path, outcome in grade_many(mixed, Options(limits=LIMITS, require_sandbox=True), jobs=JOBS):
-            graded[path] = outcome
+        for path, outcome in grade_many(mixed, Options(settings=SETTINGS), jobs=JOBS):
+            graded[path] = as_report(outcome)
     except Exception as exc:
         pytest.fail(f"the batch stopped after {len(graded)} of {len(mixed)} submissions: {type(exc).__name__}: {exc}")
     for name, (path, alone) in honest.items():

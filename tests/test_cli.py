@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from grader import paths
+from grader import course
 
 ROOT = Path(__file__).resolve().parent.parent
 NORMLAB = [sys.executable, "-m", "grader"]
@@ -83,7 +83,7 @@ def test_a_grader_fault_exits_3_without_a_score(tmp_path):
     broken = tmp_path / "test_rmsnorm.py"
     broken.write_text("def test_bug(student):\n    return 1 / 0\n")
     code = (
-        "import sys; from pathlib import Path; import grader.paths as p; "
+        "import sys; from pathlib import Path; import grader.course as p; "
         f"p.hidden_tests = lambda: [Path({str(broken)!r})]; "
         "from grader.cli import run; sys.argv = ['normlab', 'grade', 'solutions', '--json']; run()"
     )
@@ -93,4 +93,33 @@ def test_a_grader_fault_exits_3_without_a_score(tmp_path):
 
 
 def test_course_paths_resolve_to_this_checkout():
-    assert paths.course_root() == ROOT
+    assert course.course_root() == ROOT
+
+
+def test_help_lists_every_command_with_its_whole_summary_and_the_exit_codes():
+    out = run("--help")
+    assert out.returncode == 0
+    commands = out.stdout.split("Commands:")[1]
+    rows = [line.split(None, 1) for line in commands.splitlines() if line.startswith("  ") and line.split()]
+    summaries = {row[0]: row[1] for row in rows if len(row) == 2 and row[0].isalpha()}
+    assert set(summaries) >= {"check", "grade", "release", "autograde", "gradescope", "doctor", "bench", "stubs"}
+    assert not [s for s in summaries.values() if s.endswith("...")], summaries
+    words = " ".join(out.stdout.split())
+    assert "Exit codes:" in words and "3 grader fault, no score issued" in words
+    assert "Exit codes:" in run("grade", "--help").stdout
+
+
+def test_numeric_options_are_validated_as_usage_errors():
+    for args in (("bench", "--rounds", "0"), ("autograde", "lab", "--jobs", "0")):
+        out = run(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert "Invalid value" in out.stderr
+
+
+def test_every_command_that_writes_a_report_takes_dash_o(tmp_path):
+    target = tmp_path / "check.txt"
+    out = run("check", "solutions", "-o", target)
+    assert out.returncode == 0, out.stderr
+    assert "Total:" in target.read_text() and out.stdout == ""
+    for command in ("grade", "check", "doctor", "bench", "gradescope"):
+        assert "-o, --output" in run(command, "--help").stdout, command

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from leakscan import leaks
 
-from grader import paths
-from grader.manifest import MODULES
-from grader.runner import env_flag
+from grader import course
+from grader.course import MODULES
+from grader.settings import current as current_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,7 @@ def autograder(tmp_path_factory):
     root = tmp_path_factory.mktemp("gradescope") / "autograder"
     bundle = root.parent / "autograder.zip"
     out = subprocess.run(
-        [sys.executable, "-m", "grader", "gradescope", "--out", str(bundle)],
+        [sys.executable, "-m", "grader", "gradescope", "--output", str(bundle)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -60,17 +60,17 @@ def _run(root: Path, env: dict, files: dict[str, str]) -> dict:
 
 def test_reference_submission_gets_full_marks(autograder):
     root, env = autograder
-    files = {f"{m}.py": (paths.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
+    files = {f"{m}.py": (course.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
     results = _run(root, env, files)
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 100
     assert all(t["status"] == "passed" for t in results["tests"])
-    if env_flag("NORMLAB_REQUIRE_SANDBOX"):  # CI: the wheel-installed grader is fully sandboxed too
+    if current_settings().require_sandbox:  # CI: the wheel-installed grader is fully sandboxed too
         assert results["extra_data"]["missing_layers"] == []
 
 
 def test_stub_submission_scores_zero_with_messages(autograder):
     root, env = autograder
-    files = {f"{m}.py": (paths.exercises_dir() / f"{m}.py").read_text() for m in MODULES}
+    files = {f"{m}.py": (course.exercises_dir() / f"{m}.py").read_text() for m in MODULES}
     results = _run(root, env, files)
     assert results["score"] == 0
     assert all("not implemented yet" in t["output"] for t in results["tests"])
@@ -79,7 +79,7 @@ def test_stub_submission_scores_zero_with_messages(autograder):
 
 def test_single_notebook_submission(autograder):
     root, env = autograder
-    source = "\n\n".join((paths.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    source = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
     notebook = {
         "cells": [{"cell_type": "code", "metadata": {}, "source": source, "outputs": []}],
         "metadata": {},
@@ -88,3 +88,11 @@ def test_single_notebook_submission(autograder):
     }
     results = _run(root, env, {"my_lab.ipynb": json.dumps(notebook)})
     assert results["score"] == sum(t["max_score"] for t in results["tests"])
+
+
+def test_a_locale_spelled_the_posix_way_gives_portuguese_feedback(autograder):
+    root, env = autograder
+    files = {f"{m}.py": (course.exercises_dir() / f"{m}.py").read_text() for m in MODULES}
+    results = _run(root, {**env, "NORMLAB_LANG": "pt_BR.UTF-8"}, files)
+    outputs = " ".join(t["output"] for t in results["tests"])
+    assert "ainda não foi implementada" in outputs and "not implemented yet" not in outputs

@@ -6,39 +6,40 @@ import nbformat
 import pytest
 from helpers import copy_solutions, failing, message_ids, patched
 
-from grader import paths
-from grader.manifest import MODULES
+from grader import course
+from grader.course import MODULES
 from grader.model import Status, Visibility
 from grader.runner import Options, grade
 from grader.sandbox.limits import Limits
+from grader.settings import current as current_settings
 
 
 def test_reference_gets_full_marks():
-    report = grade(paths.solutions_dir())
+    report = grade(course.solutions_dir())
     assert report.max_score > 100
     assert report.score == report.max_score
     assert {r.status for r in report.results} == {Status.PASSED}
     assert {r.visibility for r in report.results} == {Visibility.PUBLIC, Visibility.HIDDEN}
-    assert set(report.exercises()) == set(MODULES)
+    assert {exercise for exercise, _ in report.by_exercise()} == set(MODULES)
 
 
 def test_every_test_function_gets_exactly_one_result():
     import ast
 
-    files = paths.public_tests() + paths.hidden_tests()
+    files = course.public_tests() + course.hidden_tests()
     expected = sum(
         1
         for f in files
         for n in ast.parse(f.read_text()).body
         if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
     )
-    report = grade(paths.solutions_dir())
+    report = grade(course.solutions_dir())
     assert len(report.results) == expected
     assert len({r.name for r in report.results}) == expected
 
 
 def test_untouched_stubs_score_zero_and_say_not_implemented():
-    report = grade(paths.exercises_dir())
+    report = grade(course.exercises_dir())
     assert report.score == 0
     for result in report.results:
         assert result.status is Status.ERROR, result.name
@@ -47,7 +48,7 @@ def test_untouched_stubs_score_zero_and_say_not_implemented():
 
 def test_single_python_file(tmp_path):
     # Everything in one file, sibling imports included, as a student might paste it.
-    source = "\n\n".join((paths.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    source = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
     path = tmp_path / "everything.py"
     path.write_text(source)
     report = grade(path)
@@ -61,7 +62,7 @@ def _notebook(cells):
 
 
 def test_notebook_with_demo_cells_magics_and_shuffled_order(tmp_path):
-    code = [nbformat.v4.new_code_cell((paths.solutions_dir() / f"{m}.py").read_text()) for m in MODULES]
+    code = [nbformat.v4.new_code_cell((course.solutions_dir() / f"{m}.py").read_text()) for m in MODULES]
     junk = [
         nbformat.v4.new_code_cell("%matplotlib inline\n!pip install numpy\nimport numpy as np"),
         nbformat.v4.new_code_cell("x = np.ones((2, 3))\nprint(rmsnorm(x, np.ones(3)))\nassert False, 'demo'"),
@@ -127,7 +128,7 @@ def test_infinite_loop_times_out_and_the_rest_is_graded(tmp_path):
         tmp_path / "sub", "compare", '    """Arithmetic cost', '    while True:\n        pass\n    """Arithmetic cost'
     )
     limits = Limits(call_seconds=1.0)
-    report = grade(sub, Options(limits=limits))
+    report = grade(sub, Options(settings=current_settings().replace(limits=limits)))
     lost = failing(report)
     assert lost and {r.status for r in lost} == {Status.TIMEOUT}
     assert all("op_counts" in r.name for r in lost)
@@ -185,16 +186,16 @@ def test_answers_that_are_not_plain_arrays_fail(tmp_path, returned):
 
 
 def test_json_report_round_trips(tmp_path):
-    from grader import reporters
+    from grader.report import reporters
 
-    report = grade(paths.solutions_dir(), Options(suites=("public",)))
+    report = grade(course.solutions_dir(), Options(suites=("public",)))
     data = json.loads(reporters.to_json(report))
     assert data["score"] == data["max_score"] == report.max_score
     assert {"name", "score", "max_score", "status", "output"} <= set(data["tests"][0])
 
 
 def test_tests_left_out_by_select_are_reported_as_not_run():
-    report = grade(paths.solutions_dir(), Options(suites=("hidden",), select="test_sequence_of_tokens"))
+    report = grade(course.solutions_dir(), Options(suites=("hidden",), select="test_sequence_of_tokens"))
     ran = [r for r in report.results if r.status is Status.PASSED]
     assert {r.name.split("/")[-1] for r in ran} == {"test_sequence_of_tokens"}
     skipped = [r for r in report.results if r.status is Status.SKIPPED]

@@ -212,7 +212,7 @@ def test_feedback_is_written_and_leaks_nothing(secure, native):
         assert "<table>" in page
         # Students who submitted the reference's code may see their own code in tracebacks.
         assert leaks(page, solutions=student in ("carol", "erin", "grace")) == [], student
-    # nbgrader's own feedback from the untouched student's notebooks, on both paths.
+    # nbgrader's own feedback from the untouched student's notebooks, on both course.
     for root, _ in (native, (course, None)):
         carol = root / "feedback" / "carol" / ASSIGNMENT / "lab.html"
         assert carol.is_file() or root == course

@@ -7,8 +7,9 @@ import struct
 import numpy as np
 import pytest
 
-from grader.worker import protocol
-from grader.worker.protocol import ProtocolError, Unsupported, WireCallable, WireFile, decode, encode
+from grader.sandbox.inside import protocol
+from grader.sandbox.inside.protocol import ProtocolError, decode, encode
+from grader.sandbox.inside.wire import Unsupported, WireCallable, WireFile
 
 
 def test_round_trip_of_every_supported_value():

@@ -9,10 +9,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from grader import paths
+from grader import course
 from grader.reference import Reference
 
-REF = Reference(paths.solutions_dir())
+REF = Reference(course.solutions_dir())
 CASES = [
     ((7, 16), np.float64, 1e-6),
     ((2, 3, 5), np.float64, 1e-2),

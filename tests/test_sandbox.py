@@ -10,14 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader import paths
-from grader.runner import Options, env_flag, grade
+from grader import course
+from grader.runner import Options, grade
 from grader.sandbox import seccomp
 from grader.sandbox.doctor import diagnose
-from grader.sandbox.policy import ALL_LAYERS, slot_uid
+from grader.sandbox.policy import ALL_LAYERS
+from grader.settings import current as current_settings
 
 ROOT = Path(__file__).resolve().parent.parent
-SANDBOX_REQUIRED = env_flag("NORMLAB_REQUIRE_SANDBOX")
+SANDBOX_REQUIRED = current_settings().require_sandbox
 
 
 def normlab(*args, **env):
@@ -32,7 +33,7 @@ def normlab(*args, **env):
 
 
 def test_doctor_checks_every_layer_from_inside_a_worker():
-    statuses = {s.name: s for s in diagnose()}
+    statuses = {s.name: s for s in diagnose(current_settings())}
     assert list(statuses) == list(ALL_LAYERS)
     assert all(statuses[name].active for name in ("process", "rlimits", "wall-clock"))
     if SANDBOX_REQUIRED:  # CI installs bubblewrap and runs as root: everything must be on
@@ -67,8 +68,8 @@ def test_degraded_grading_still_works_and_every_report_says_so():
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are assigned only when the grader runs as root")
 def test_each_slot_runs_as_its_own_uid():
-    report = grade(paths.solutions_dir(), Options(suites=("public",), slot=3))
-    assert report.worker_uid == slot_uid(3) and "unprivileged-uid" in report.isolation
+    report = grade(course.solutions_dir(), Options(suites=("public",), slot=3))
+    assert report.worker_uid == current_settings().uid_base + 3 and "unprivileged-uid" in report.isolation
 
 
 def test_seccomp_filter_denies_process_creation_and_sockets_but_not_threads():
@@ -77,9 +78,7 @@ def test_seccomp_filter_denies_process_creation_and_sockets_but_not_threads():
 import os, socket, subprocess, sys, threading
 import numpy as np
 from grader.sandbox.seccomp import build_filter
-sys.argv = ["harness", "0", "1"]
-sys.path.insert(0, "grader/worker")
-import harness
+from grader.sandbox.inside import harness
 harness.load_seccomp(np.frombuffer(build_filter(), dtype=np.uint8))
 seen = {}
 for name, call in [("fork", os.fork), ("socket", socket.socket), ("exec", lambda: subprocess.run(["true"])),

@@ -13,10 +13,10 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 from leakscan import code_lines
 from site_build import BUILD, DOCS, HOOK, ROOT, built_site, code_blocks, hook, pages, run_mkdocs
 

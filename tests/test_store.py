@@ -2,18 +2,19 @@
 
 import json
 
-from grader import paths
+from grader import course
+from grader.report.encoding import report_from_data, report_to_data
+from grader.report.store import digest, load_report, save_report, write_atomic
 from grader.runner import Options, grade
-from grader.store import digest, load_report, report_from_data, report_to_data, save_report, write_atomic
 
 
 def test_a_report_survives_a_json_round_trip():
-    report = grade(paths.exercises_dir(), Options(suites=("public",)))
+    report = grade(course.exercises_dir(), Options(suites=("public",)))
     assert report_from_data(json.loads(json.dumps(report_to_data(report)))) == report
 
 
 def test_load_returns_the_report_only_for_the_same_submission(tmp_path):
-    report = grade(paths.solutions_dir(), Options(suites=("public",)))
+    report = grade(course.solutions_dir(), Options(suites=("public",)))
     path = tmp_path / "reports" / "alice.json"
     save_report(path, report, key="abc")
     assert load_report(path, "abc") == report

@@ -5,12 +5,12 @@ import ast
 import pytest
 from leakscan import docstring_lines
 
-from grader import paths, stubs
-from grader.manifest import EXERCISES, MODULE_OF
+from grader import course, stubs
+from grader.course import EXERCISES, MODULE_OF
 
 
 def test_exercises_are_in_sync_with_solutions():
-    assert stubs.differences(paths.solutions_dir(), paths.exercises_dir()) == []
+    assert stubs.differences(course.solutions_dir(), course.exercises_dir()) == []
 
 
 def _code_without_docstrings(source: str) -> str:
@@ -20,15 +20,15 @@ def _code_without_docstrings(source: str) -> str:
 
 def test_stubs_contain_no_solution_line():
     for module in EXERCISES:
-        solution = (paths.solutions_dir() / f"{module}.py").read_text()
-        stub = _code_without_docstrings((paths.exercises_dir() / f"{module}.py").read_text())
+        solution = (course.solutions_dir() / f"{module}.py").read_text()
+        stub = _code_without_docstrings((course.exercises_dir() / f"{module}.py").read_text())
         leaked = [line for line in stubs.solution_lines(solution) if line in stub and len(line) > 12]
         assert not leaked, (module, leaked)
 
 
 def test_every_stubbed_function_raises_not_implemented_with_a_hint():
     for module in EXERCISES:
-        tree = ast.parse((paths.exercises_dir() / f"{module}.py").read_text())
+        tree = ast.parse((course.exercises_dir() / f"{module}.py").read_text())
         raises = [
             n
             for n in ast.walk(tree)
@@ -56,7 +56,7 @@ def test_region_becomes_an_indented_raise_with_the_hint():
 
 def test_manifest_matches_the_public_functions_of_the_solutions():
     for module, functions in EXERCISES.items():
-        tree = ast.parse((paths.solutions_dir() / f"{module}.py").read_text())
+        tree = ast.parse((course.solutions_dir() / f"{module}.py").read_text())
         public = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
         assert public == set(functions), module
     assert len(MODULE_OF) == sum(len(f) for f in EXERCISES.values())
@@ -64,7 +64,7 @@ def test_manifest_matches_the_public_functions_of_the_solutions():
 
 def test_docstrings_are_kept_in_stubs():
     for module in EXERCISES:
-        solution = ast.parse((paths.solutions_dir() / f"{module}.py").read_text())
-        stub = ast.parse((paths.exercises_dir() / f"{module}.py").read_text())
+        solution = ast.parse((course.solutions_dir() / f"{module}.py").read_text())
+        stub = ast.parse((course.exercises_dir() / f"{module}.py").read_text())
         docs = {n.name: ast.get_docstring(n) for n in solution.body if isinstance(n, ast.FunctionDef)}
         assert docs == {n.name: ast.get_docstring(n) for n in stub.body if isinstance(n, ast.FunctionDef)}

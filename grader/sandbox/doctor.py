@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import paths
-from grader.client import Worker
-from grader.sandbox import policy
+from grader import course
+from grader.sandbox import policy, slots
+from grader.sandbox.client import ReplyKind, Worker
 from grader.sandbox.limits import Limits
+from grader.settings import Settings
 
 PROBE = """
 import os, resource, socket
@@ -74,7 +75,7 @@ class LayerStatus:
 
 def _secrets() -> list[str]:
     """Paths a student must never see: the hidden suites and the reference solutions."""
-    return [str(paths.suites_dir()), str(paths.solutions_dir()), str(paths.suites_dir() / "test_rmsnorm.py")]
+    return [str(course.suites_dir()), str(course.solutions_dir()), str(course.suites_dir() / "test_rmsnorm.py")]
 
 
 def _judge(name: str, seen: dict[str, Any], limits: Limits, grader_pid: int) -> tuple[bool, str]:
@@ -98,14 +99,16 @@ def _judge(name: str, seen: dict[str, Any], limits: Limits, grader_pid: int) -> 
     raise ValueError(name)
 
 
-def diagnose(limits: Limits | None = None) -> list[LayerStatus]:
+def diagnose(settings: Settings) -> list[LayerStatus]:
     """Run the probe in the strongest sandbox available and judge every layer."""
-    limits = limits or Limits(call_seconds=1.0)
+    limits = Limits(call_seconds=1.0)
+    settings = settings.replace(limits=limits, require_sandbox=False)
     directory = Path(tempfile.mkdtemp(prefix="normlab-probe-"))
     directory.chmod(0o755)
     (directory / "probe.py").write_text(PROBE)
     (directory / "probe.py").chmod(0o644)
-    plan = policy.plan(directory, limits)
+    slot = slots.claim(settings.slot_dir)
+    plan = policy.plan(directory, settings, slot=slot.number)
     worker = Worker(plan.launcher, {"modules": {"probe": "probe", "sleep": "probe"}, "single": None}, limits)
     try:
         reply = worker.call("probe", [_secrets()], {}, seconds=30.0)
@@ -115,15 +118,16 @@ def diagnose(limits: Limits | None = None) -> list[LayerStatus]:
     finally:
         worker.close()
         plan.cleanup()
+        slot.release()
         shutil.rmtree(directory, ignore_errors=True)
-    if reply.kind != "answer" or reply.message.get("status") != "ok":
-        detail = f"the probe did not answer: {reply.kind} {reply.message.get('status')} {reply.stderr[-500:]}"
+    if reply.kind is not ReplyKind.ANSWER or reply.message.get("status") != "ok":
+        detail = f"the probe did not answer: {reply.kind.value} {reply.message.get('status')} {reply.stderr[-500:]}"
         return [LayerStatus(name, False, detail) for name in policy.ALL_LAYERS]
     seen = reply.message["result"]
     statuses = []
     for name in policy.ALL_LAYERS:
         if name == "wall-clock":
-            ok = stalled.kind == "timeout" and waited < limits.call_seconds + 5
+            ok = stalled.kind is ReplyKind.TIMEOUT and waited < limits.call_seconds + 5
             statuses.append(LayerStatus(name, ok, f"a sleeping call was killed after {waited:.1f} s"))
         elif name in plan.missing:
             statuses.append(LayerStatus(name, False, plan.missing[name]))

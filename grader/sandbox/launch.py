@@ -17,30 +17,21 @@ before the student's code.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.sandbox.limits import Limits
+from grader.sandbox.limits import PINNED_THREADS, Limits
 
-HARNESS_DIR = Path(__file__).resolve().parent.parent / "worker"
-PACKAGE_DIR = HARNESS_DIR.parent
+INSIDE_DIR = Path(__file__).resolve().parent / "inside"
+"""The package of code that runs inside the sandbox (``grader/sandbox/inside``)."""
+PACKAGE_DIR = INSIDE_DIR.parent.parent
 
-# Where things appear inside the bubblewrap view.
-SANDBOX_HARNESS = "/normlab/worker"
+# Where things appear inside the bubblewrap view: the inside package as ``/normlab/inside``.
+SANDBOX_INSIDE = "/normlab/inside"
 SANDBOX_SUBMISSION = "/submission"
 SANDBOX_TMP = "/tmp"
-
-# One BLAS thread: results are bit-stable across machines and a worker uses one core.
-PINNED_THREADS = {
-    "OPENBLAS_NUM_THREADS": "1",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "NUMEXPR_NUM_THREADS": "1",
-    "VECLIB_MAXIMUM_THREADS": "1",
-}
 
 
 @dataclass(frozen=True)
@@ -63,10 +54,16 @@ def clean_env(scratch: str) -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8", **PINNED_THREADS}
 
 
-def python_argv(harness_dir: str) -> list[str]:
-    # -I: no user site, no PYTHON* variables, no script directory on sys.path;
-    # -B: never write .pyc files next to the student's modules.
-    return [sys.executable, "-I", "-B", "-X", "faulthandler", f"{harness_dir}/harness.py"]
+def python_argv(inside_dir: str) -> list[str]:
+    """The worker's command: the ``inside`` package's harness, imported by its package name.
+
+    -I: no user site, no PYTHON* variables, no script or current directory on sys.path, so the
+    one directory the boot line adds (the one holding ``inside``) is the only one we chose;
+    -B: never write .pyc files next to the student's modules.
+    """
+    parent, name = os.path.split(inside_dir.rstrip("/"))
+    boot = f"import sys; sys.path.insert(0, {parent!r}); from {name}.harness import main; main()"
+    return [sys.executable, "-I", "-B", "-X", "faulthandler", "-c", boot]
 
 
 def process_launch(
@@ -78,7 +75,7 @@ def process_launch(
         limits.apply_rlimits(unprivileged=uid is not None)
 
     return Launch(
-        argv=python_argv(str(HARNESS_DIR)),
+        argv=python_argv(str(INSIDE_DIR)),
         env=clean_env(str(scratch)),
         preexec=preexec,
         directory=str(submission_dir),
@@ -135,89 +132,51 @@ def hidden_dirs(roots: list[Path]) -> list[Path]:
     return sorted(found)
 
 
-def bwrap_launch(
-    submission_dir: Path,
-    scratch: Path,
-    limits: Limits,
-    *,
-    uid: int | None,
-    seccomp: bytes | None,
-    bwrap: str | None = None,
-) -> Launch:
-    """The process launch, inside bubblewrap. ``uid`` is used only when running as root."""
-    bwrap = bwrap or shutil.which("bwrap") or "bwrap"
+# fmt: off
+NAMESPACE_FLAGS = [
+    "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+    "--die-with-parent", "--new-session", "--clearenv",
+]
+DROP_PRIVILEGES = [
+    "/usr/bin/setpriv", "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all",
+]
+# fmt: on
+
+
+def _view_flags(submission_dir: Path, limits: Limits) -> list[str]:
+    """The file system the worker sees: /usr, the interpreter, the inside package, the
+    submission (all read-only, grader copies hidden) and a size-capped private /tmp."""
     roots = interpreter_roots()
-    argv = [
-        bwrap,
-        "--unshare-ipc",
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent",
-        "--new-session",
-        "--clearenv",
-    ]
-    if os.geteuid() != 0:
-        # Unprivileged: a user namespace gives bubblewrap its mounts; no nested ones after.
-        argv += ["--unshare-user", "--disable-userns"]
-    for key, value in clean_env(SANDBOX_TMP).items():
-        argv += ["--setenv", key, value]
-    argv += [
-        *SYSTEM_VIEW,
-        "--perms",
-        "1777",
-        "--size",
-        str(limits.tmpfs_bytes),
-        "--tmpfs",
-        SANDBOX_TMP,
-    ]
+    argv = [*SYSTEM_VIEW, "--perms", "1777", "--size", str(limits.tmpfs_bytes), "--tmpfs", SANDBOX_TMP]
     for parent in _ancestors(roots):
         argv += ["--perms", "0755", "--dir", str(parent)]
     for root in roots:
         argv += ["--ro-bind", str(root), str(root)]
     for hidden in hidden_dirs(roots):
         argv += ["--tmpfs", str(hidden)]
-    argv += [
-        "--perms",
-        "0755",
-        "--dir",
-        str(Path(SANDBOX_HARNESS).parent),
-        "--ro-bind",
-        str(HARNESS_DIR),
-        SANDBOX_HARNESS,
-        "--ro-bind",
-        str(submission_dir),
-        SANDBOX_SUBMISSION,
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "--chdir",
-        SANDBOX_TMP,
-        "--",
-    ]
+    argv += ["--perms", "0755", "--dir", str(Path(SANDBOX_INSIDE).parent)]
+    argv += ["--ro-bind", str(INSIDE_DIR), SANDBOX_INSIDE, "--ro-bind", str(submission_dir), SANDBOX_SUBMISSION]
+    return [*argv, "--proc", "/proc", "--dev", "/dev", "--chdir", SANDBOX_TMP]
+
+
+def bwrap_launch(submission_dir: Path, limits: Limits, *, uid: int | None, seccomp: bytes | None, bwrap: str) -> Launch:
+    """The process launch, inside bubblewrap. ``uid`` is used only when running as root."""
+    argv = [bwrap, *NAMESPACE_FLAGS]
+    if os.geteuid() != 0:
+        # Unprivileged: a user namespace gives bubblewrap its mounts; no nested ones after.
+        argv += ["--unshare-user", "--disable-userns"]
+    for key, value in clean_env(SANDBOX_TMP).items():
+        argv += ["--setenv", key, value]
+    argv += [*_view_flags(submission_dir, limits), "--"]
     if os.geteuid() == 0 and uid is not None:
-        argv += [
-            "/usr/bin/setpriv",
-            f"--reuid={uid}",
-            f"--regid={uid}",
-            "--clear-groups",
-            "--no-new-privs",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-        ]
-    argv += python_argv(SANDBOX_HARNESS)
+        argv += [*DROP_PRIVILEGES, f"--reuid={uid}", f"--regid={uid}"]
+    argv += python_argv(SANDBOX_INSIDE)
 
     def preexec() -> None:
         limits.apply_rlimits(unprivileged=uid is not None)
 
     return Launch(
-        argv=argv,
-        env={"PATH": "/usr/bin:/bin"},
-        preexec=preexec,
-        directory=SANDBOX_SUBMISSION,
-        seccomp=seccomp,
+        argv=argv, env={"PATH": "/usr/bin:/bin"}, preexec=preexec, directory=SANDBOX_SUBMISSION, seccomp=seccomp
     )
 
 

@@ -13,8 +13,8 @@ Layers, weakest first. The first three are always on; the others depend on the m
 =================== ==========================================================================
 
 Where a layer is missing, grading still works with the others and every report says so;
-``require=True`` (``--require-sandbox`` or ``NORMLAB_REQUIRE_SANDBOX=1``) turns a missing layer
-into a grader fault.
+``settings.require_sandbox`` (``--require-sandbox``, ``NORMLAB_REQUIRE_SANDBOX=1`` or the course
+file) turns a missing layer into a grader fault.
 """
 
 from __future__ import annotations
@@ -32,12 +32,11 @@ from pathlib import Path
 from grader.faults import GraderFault
 from grader.sandbox import seccomp
 from grader.sandbox.launch import SYSTEM_VIEW, Launch, bwrap_launch, process_launch, python_is_shared
-from grader.sandbox.limits import Limits
+from grader.settings import Settings
 
 BASE_LAYERS = ("process", "rlimits", "wall-clock")
 OPTIONAL_LAYERS = ("namespaces", "unprivileged-uid", "seccomp")
 ALL_LAYERS = BASE_LAYERS + OPTIONAL_LAYERS
-DEFAULT_UID_BASE = 61000
 
 
 @dataclass(frozen=True)
@@ -52,10 +51,6 @@ class Machine:
     root: bool
     python_shared: bool
     setpriv: bool
-
-
-def _bwrap_path() -> str | None:
-    return os.environ.get("NORMLAB_BWRAP") or shutil.which("bwrap")
 
 
 def _try_bwrap(path: str) -> str:
@@ -82,8 +77,9 @@ def _try_bwrap(path: str) -> str:
 
 
 @cache
-def machine() -> Machine:
-    path = _bwrap_path()
+def machine(bwrap: str | None = None) -> Machine:
+    """What this machine offers; ``bwrap`` names the bubblewrap binary (default: on PATH)."""
+    path = bwrap or shutil.which("bwrap")
     if path is None or not Path(path).exists():
         bwrap, bwrap_problem = None, "bubblewrap (bwrap) is not installed"
     else:
@@ -107,11 +103,6 @@ def machine() -> Machine:
     )
 
 
-def slot_uid(slot: int) -> int:
-    """The unprivileged uid of a concurrent worker slot (distinct per slot, as in isolate)."""
-    return int(os.environ.get("NORMLAB_UID_BASE", DEFAULT_UID_BASE)) + slot
-
-
 @dataclass
 class Plan:
     """How the workers of one grading are started, and which layers that gives."""
@@ -120,11 +111,13 @@ class Plan:
     layers: tuple[str, ...]
     missing: dict[str, str]
     """Missing layer -> why, and how to get it."""
-    scratch: Path
-    uid: int | None
+    scratch: Path | None
+    """The worker's home and temp directory on the host (process launch only: inside
+    bubblewrap the worker has a private tmpfs instead)."""
 
     def cleanup(self) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def missing_layers(m: Machine, *, baseline: bool = False) -> dict[str, str]:
@@ -148,25 +141,26 @@ def missing_layers(m: Machine, *, baseline: bool = False) -> dict[str, str]:
     return missing
 
 
-def plan(prepared_dir: Path, limits: Limits, *, slot: int = 0, require: bool = False, baseline: bool = False) -> Plan:
-    """The strongest isolation available here for the submission copied to ``prepared_dir``.
+def plan(prepared_dir: Path, settings: Settings, *, slot: int, baseline: bool = False) -> Plan:
+    """The strongest isolation available here for the submission copied to ``prepared_dir``,
+    for worker slot ``slot`` (its uid is ``settings.uid_base + slot``).
 
     ``baseline=True`` gives the process-only launch (for measuring the sandbox's overhead).
     """
-    m = machine()
+    m = machine(settings.bwrap)
     missing = missing_layers(m, baseline=baseline)
-    if require and missing:
+    if settings.require_sandbox and missing:
         raise GraderFault(
             "isolation layers required but missing: " + "; ".join(f"{k}: {v}" for k, v in missing.items())
         )
-    uid = slot_uid(slot) if "unprivileged-uid" not in missing else None
+    uid = settings.uid_base + slot if "unprivileged-uid" not in missing else None
+    program = m.seccomp_filter if "seccomp" not in missing else None
+    layers = BASE_LAYERS + tuple(layer for layer in OPTIONAL_LAYERS if layer not in missing)
+    if "namespaces" not in missing and m.bwrap is not None:
+        launch = bwrap_launch(prepared_dir, settings.limits, uid=uid, seccomp=program, bwrap=m.bwrap)
+        return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=None)
     scratch = Path(tempfile.mkdtemp(prefix="normlab-scratch-"))
     if uid is not None:
         os.chown(scratch, uid, uid)
-    program = m.seccomp_filter if "seccomp" not in missing else None
-    if "namespaces" not in missing:
-        launch = bwrap_launch(prepared_dir, scratch, limits, uid=uid, seccomp=program, bwrap=m.bwrap)
-    else:
-        launch = process_launch(prepared_dir, scratch, limits, uid=uid, seccomp=program)
-    layers = BASE_LAYERS + tuple(layer for layer in OPTIONAL_LAYERS if layer not in missing)
-    return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=scratch, uid=uid)
+    launch = process_launch(prepared_dir, scratch, settings.limits, uid=uid, seccomp=program)
+    return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=scratch)

@@ -7,40 +7,43 @@ hint. These run only in the trusted process and never reach a student.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 # --- RMSNorm ---------------------------------------------------------------------------------
 
 
-def rms_eps_outside(x, gamma, eps):
-    return x / (np.sqrt(np.mean(x**2, axis=-1, keepdims=True)) + eps) * gamma
+def rms_eps_outside(x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+    return np.asarray(x / (np.sqrt(np.mean(x**2, axis=-1, keepdims=True)) + eps) * gamma)
 
 
-def rms_axis0(x, gamma, eps):
-    return x / np.sqrt(np.mean(x**2, axis=0, keepdims=True) + eps) * gamma
+def rms_axis0(x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+    return np.asarray(x / np.sqrt(np.mean(x**2, axis=0, keepdims=True) + eps) * gamma)
 
 
-def rms_global(x, gamma, eps):
-    return x / np.sqrt(np.mean(x**2) + eps) * gamma
+def rms_global(x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+    return np.asarray(x / np.sqrt(np.mean(x**2) + eps) * gamma)
 
 
-def rms_no_gamma(x, gamma, eps):
-    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
+def rms_no_gamma(x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+    return np.asarray(x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps))
 
 
-def rms_centered(x, gamma, eps):
+def rms_centered(x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
     xc = x - x.mean(axis=-1, keepdims=True)
-    return xc / np.sqrt(np.mean(xc**2, axis=-1, keepdims=True) + eps) * gamma
+    return np.asarray(xc / np.sqrt(np.mean(xc**2, axis=-1, keepdims=True) + eps) * gamma)
 
 
-def rms_with_eps(eps_used):
-    def fn(x, gamma, eps):
-        return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps_used) * gamma
+def rms_with_eps(eps_used: float) -> Callable[[np.ndarray, Any, float], np.ndarray]:
+    def fn(x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+        return np.asarray(x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps_used) * gamma)
 
     return fn
 
 
-def rmsnorm_hints(x, gamma, eps, default_eps=1e-6):
+def rmsnorm_hints(x: np.ndarray, gamma: Any, eps: float, default_eps: float = 1e-6) -> list[tuple[np.ndarray, str]]:
     """Candidate outputs of common RMSNorm mistakes, for :func:`grader.checks.expect_array`."""
     x64, g64 = np.asarray(x, np.float64), np.asarray(gamma, np.float64)
     with np.errstate(all="ignore"):
@@ -62,21 +65,25 @@ def rmsnorm_hints(x, gamma, eps, default_eps=1e-6):
     return candidates
 
 
-def rms_backward_no_correction(dout, x, gamma, eps):
+def rms_backward_no_correction(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
     rstd = 1.0 / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps)
-    return dout * gamma * rstd
+    return np.asarray(dout * gamma * rstd)
 
 
 # --- LayerNorm -------------------------------------------------------------------------------
 
 
-def ln(x, gamma, beta, eps, *, ddof=0, axis=-1, center=True):
+def ln(
+    x: np.ndarray, gamma: Any, beta: Any, eps: float, *, ddof: int = 0, axis: int | None = -1, center: bool = True
+) -> np.ndarray:
     mean = x.mean(axis=axis, keepdims=True) if center else 0.0
     var = x.var(axis=axis, keepdims=True, ddof=ddof) if axis is not None else x.var(ddof=ddof)
-    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+    return np.asarray((x - mean) / np.sqrt(var + eps) * gamma + beta)
 
 
-def layernorm_hints(x, gamma, beta, eps, default_eps=1e-5):
+def layernorm_hints(
+    x: np.ndarray, gamma: Any, beta: Any, eps: float, default_eps: float = 1e-5
+) -> list[tuple[np.ndarray, str]]:
     x64 = np.asarray(x, np.float64)
     g64, b64 = np.asarray(gamma, np.float64), np.asarray(beta, np.float64)
     with np.errstate(all="ignore"):
@@ -101,28 +108,30 @@ def layernorm_hints(x, gamma, beta, eps, default_eps=1e-5):
     return candidates
 
 
-def ln_backward_no_correction(dout, x, gamma, eps):
+def ln_backward_no_correction(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
     xc = x - x.mean(axis=-1, keepdims=True)
     rstd = 1.0 / np.sqrt(np.mean(xc**2, axis=-1, keepdims=True) + eps)
-    return dout * gamma * rstd
+    return np.asarray(dout * gamma * rstd)
 
 
-def ln_backward_mean_only(dout, x, gamma, eps):
+def ln_backward_mean_only(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
     """dx with the mean correction but without the variance correction."""
     xc = x - x.mean(axis=-1, keepdims=True)
     rstd = 1.0 / np.sqrt(np.mean(xc**2, axis=-1, keepdims=True) + eps)
     g = dout * gamma
-    return rstd * (g - g.mean(axis=-1, keepdims=True))
+    return np.asarray(rstd * (g - g.mean(axis=-1, keepdims=True)))
 
 
 # --- residual blocks -------------------------------------------------------------------------
 
 
-def rms(x, gamma, eps):
-    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * gamma
+def rms(x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+    return np.asarray(x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * gamma)
 
 
-def block_hints(x, f, gamma, eps):
+def block_hints(
+    x: np.ndarray, f: Callable[[np.ndarray], np.ndarray], gamma: Any, eps: float
+) -> list[tuple[np.ndarray, str]]:
     """Common pre-norm block mistakes, given the sublayer as a plain function ``f``."""
     x64 = np.asarray(x, np.float64)
     n = rms(x64, gamma, eps)
@@ -134,7 +143,9 @@ def block_hints(x, f, gamma, eps):
     ]
 
 
-def postnorm_hints(x, f, gamma, eps):
+def postnorm_hints(
+    x: np.ndarray, f: Callable[[np.ndarray], np.ndarray], gamma: Any, eps: float
+) -> list[tuple[np.ndarray, str]]:
     x64 = np.asarray(x, np.float64)
     n = rms(x64, gamma, eps)
     return [
@@ -147,24 +158,24 @@ def postnorm_hints(x, f, gamma, eps):
 # --- stack -----------------------------------------------------------------------------------
 
 
-def attention_full_mean(h, w_o):
-    return np.broadcast_to(h.mean(axis=-2, keepdims=True), h.shape) @ w_o
+def attention_full_mean(h: np.ndarray, w_o: np.ndarray) -> np.ndarray:
+    return np.asarray(np.broadcast_to(h.mean(axis=-2, keepdims=True), h.shape) @ w_o)
 
 
-def attention_cumsum(h, w_o):
-    return np.cumsum(h, axis=-2) @ w_o
+def attention_cumsum(h: np.ndarray, w_o: np.ndarray) -> np.ndarray:
+    return np.asarray(np.cumsum(h, axis=-2) @ w_o)
 
 
-def ffn_no_silu(h, w_gate, w_up, w_down):
-    return ((h @ w_gate) * (h @ w_up)) @ w_down
+def ffn_no_silu(h: np.ndarray, w_gate: np.ndarray, w_up: np.ndarray, w_down: np.ndarray) -> np.ndarray:
+    return np.asarray(((h @ w_gate) * (h @ w_up)) @ w_down)
 
 
-def ffn_sigmoid(h, w_gate, w_up, w_down):
+def ffn_sigmoid(h: np.ndarray, w_gate: np.ndarray, w_up: np.ndarray, w_down: np.ndarray) -> np.ndarray:
     gate = h @ w_gate
-    return ((1.0 / (1.0 + np.exp(-gate))) * (h @ w_up)) @ w_down
+    return np.asarray(((1.0 / (1.0 + np.exp(-gate))) * (h @ w_up)) @ w_down)
 
 
-def token_norm_variants(v):
+def token_norm_variants(v: np.ndarray) -> list[tuple[float, str]]:
     v = np.asarray(v, np.float64)
     per_token = np.linalg.norm(v, axis=-1)
     return [

@@ -4,12 +4,14 @@ import numpy as np
 import pytest
 
 from grader.checks import expect, expect_keys, expect_value
+from grader.proxy import StudentProxy
+from grader.reference import Reference
 
 NORMS = ("rmsnorm", "layernorm")
 FIELDS = ("flops", "reductions", "params")
 
 
-def _check_counts(student, reference, C):
+def _check_counts(student: StudentProxy, reference: Reference, C: int) -> None:
     got, want = student.op_counts(C), reference.op_counts(C)
     expect_keys(got, NORMS, what=f"op_counts({C})")
     for norm in NORMS:
@@ -19,24 +21,26 @@ def _check_counts(student, reference, C):
 
 
 @pytest.mark.points(2)
-def test_op_counts_typical_width(student, reference):
+def test_op_counts_typical_width(student: StudentProxy, reference: Reference) -> None:
     """op_counts follows the counting convention in the docstring for a typical width."""
     _check_counts(student, reference, 4096)
 
 
 @pytest.mark.points(1)
-def test_op_counts_width_one(student, reference):
+def test_op_counts_width_one(student: StudentProxy, reference: Reference) -> None:
     """op_counts is right at the smallest width, C = 1."""
     _check_counts(student, reference, 1)
 
 
 @pytest.mark.points(1)
-def test_op_counts_odd_width(student, reference):
+def test_op_counts_odd_width(student: StudentProxy, reference: Reference) -> None:
     """op_counts is right for an odd width (the counts are not just proportional to C)."""
     _check_counts(student, reference, 77)
 
 
-def _check_response(student, reference, rng, name, amount):
+def _check_response(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator, name: str, amount: float
+) -> None:
     x = rng.standard_normal((4, 6, 32)) * 2.0 + 0.5
     got = getattr(student, name)(x, amount)
     want = getattr(reference, name)(x, amount)
@@ -53,24 +57,24 @@ def _check_response(student, reference, rng, name, amount):
 
 
 @pytest.mark.points(2)
-def test_shift_response(student, reference, rng):
+def test_shift_response(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """shift_response measures how far each norm's output moves when a constant is added."""
     _check_response(student, reference, rng, "shift_response", 3.0)
 
 
 @pytest.mark.points(1)
-def test_shift_response_negative_shift(student, reference, rng):
+def test_shift_response_negative_shift(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """shift_response also works for a negative shift."""
     _check_response(student, reference, rng, "shift_response", -7.5)
 
 
 @pytest.mark.points(2)
-def test_scale_response(student, reference, rng):
+def test_scale_response(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """scale_response measures how far each norm's output moves when the input is scaled."""
     _check_response(student, reference, rng, "scale_response", 10.0)
 
 
 @pytest.mark.points(1)
-def test_scale_response_small_scale(student, reference, rng):
+def test_scale_response_small_scale(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A small scale pushes the input toward eps, where the norms stop being scale invariant."""
     _check_response(student, reference, rng, "scale_response", 1e-3)

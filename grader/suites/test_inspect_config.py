@@ -8,11 +8,15 @@ test names, in a comment, the mistake it is there to catch.
 
 import copy
 import json
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
 from grader.checks import expect_keys, expect_raises, expect_value, file_arg
-from grader.paths import solutions_dir
+from grader.course import solutions_dir
+from grader.proxy import StudentProxy
+from grader.reference import Reference
 
 KEYS = (
     "model_type",
@@ -347,23 +351,24 @@ INTERNLM2_7B = {  # internlm/internlm2-7b: a model_type outside the documented f
 }
 
 
-def bank(name):
-    return json.loads((solutions_dir() / "configs" / name).read_text(encoding="utf-8"))
+def bank(name: str) -> dict[str, Any]:
+    config: dict[str, Any] = json.loads((solutions_dir() / "configs" / name).read_text(encoding="utf-8"))
+    return config
 
 
-def without(config, key):
+def without(config: dict[str, Any], key: str) -> dict[str, Any]:
     """variant: a published config with one key removed."""
     config = copy.deepcopy(config)
     config.pop(key)
     return config
 
 
-def with_values(config, **values):
+def with_values(config: dict[str, Any], **values: Any) -> dict[str, Any]:
     """variant: a published config with some values changed."""
     return {**copy.deepcopy(config), **values}
 
 
-def report_of(student, config):
+def report_of(student: StudentProxy, config: Any) -> Any:
     """The student's report, checked to be a dict with exactly the documented keys before any
     test looks inside it."""
     report = student.inspect_config(config)
@@ -371,18 +376,18 @@ def report_of(student, config):
     return report
 
 
-def expect_fields(got, want, fields):
+def expect_fields(got: Any, want: dict[str, Any], fields: Iterable[str]) -> None:
     expect_keys(got, KEYS, what="inspect_config(config)")
     for field in fields:
         expect_value(got[field], want[field], what=f'inspect_config(config)["{field}"]')
 
 
-def all_bank_configs():
+def all_bank_configs() -> list[dict[str, Any]]:
     return [bank(name) for name in BANK]
 
 
 @pytest.mark.points(2)
-def test_report_keys_and_types(student):
+def test_report_keys_and_types(student: StudentProxy) -> None:
     """The report has exactly the documented keys, each with its documented type."""
     # mistake: extra or missing keys; eps returned as a string, counts as floats, flags as 0/1
     for config in all_bank_configs():
@@ -412,7 +417,7 @@ def test_report_keys_and_types(student):
 
 
 @pytest.mark.points(2)
-def test_bank_norm_type_and_placement(student, reference):
+def test_bank_norm_type_and_placement(student: StudentProxy, reference: Reference) -> None:
     """Norm type and placement are right for every config in the bank."""
     # mistake: one norm type or placement for all models (RMSNorm pre-norm everywhere)
     for config in all_bank_configs():
@@ -422,7 +427,7 @@ def test_bank_norm_type_and_placement(student, reference):
 
 
 @pytest.mark.points(2)
-def test_bank_eps(student, reference):
+def test_bank_eps(student: StudentProxy, reference: Reference) -> None:
     """eps and the key it came from are right for every config in the bank."""
     # mistake: the family's eps key ignored (always reading rms_norm_eps) or a hard-coded eps
     for config in all_bank_configs():
@@ -430,7 +435,7 @@ def test_bank_eps(student, reference):
 
 
 @pytest.mark.points(1)
-def test_bank_layers_and_width(student, reference):
+def test_bank_layers_and_width(student: StudentProxy, reference: Reference) -> None:
     """Layer count and width are right for every config in the bank."""
     # mistake: reading only num_hidden_layers/hidden_size (GPT-2 uses n_layer/n_embd, T5
     # d_model) or missing the text_config of a multimodal wrapper
@@ -439,7 +444,7 @@ def test_bank_layers_and_width(student, reference):
 
 
 @pytest.mark.points(3)
-def test_bank_norm_counts(student, reference):
+def test_bank_norm_counts(student: StudentProxy, reference: Reference) -> None:
     """The number of residual-path norms, the final norm and QK-norm are right across the bank."""
     # mistake: a flat 2L + 1 for every model (embedding norms, post-norm OPT, sandwich and
     # parallel layouts all differ)
@@ -450,7 +455,7 @@ def test_bank_norm_counts(student, reference):
 
 
 @pytest.mark.points(2)
-def test_eps_comes_from_the_family_key(student, reference):
+def test_eps_comes_from_the_family_key(student: StudentProxy, reference: Reference) -> None:
     """eps is read from the key each family uses, including when it differs from the default."""
     # mistake: the family's eps key ignored, e.g. always reading rms_norm_eps, or returning
     # RobertaConfig's 1e-12 default although roberta-base sets layer_norm_eps
@@ -467,7 +472,7 @@ def test_eps_comes_from_the_family_key(student, reference):
 
 
 @pytest.mark.points(2)
-def test_missing_eps_key_uses_the_library_default(student, reference):
+def test_missing_eps_key_uses_the_library_default(student: StudentProxy, reference: Reference) -> None:
     """A config without its eps key reports the family's library default, eps_source "default"."""
     # mistake: no default at all (a crash or None), or another family's default
     configs = (
@@ -481,7 +486,7 @@ def test_missing_eps_key_uses_the_library_default(student, reference):
 
 
 @pytest.mark.points(2)
-def test_opt_uses_nn_layernorm_default_eps(student):
+def test_opt_uses_nn_layernorm_default_eps(student: StudentProxy) -> None:
     """OPT configs carry no eps key: the report gives nn.LayerNorm's default, 1e-5."""
     # mistake: missing default eps for OPT (crash, None, 0, or 1e-6)
     for config in (OPT_125M, bank("opt-1.3b.json"), bank("opt-350m.json")):
@@ -492,7 +497,7 @@ def test_opt_uses_nn_layernorm_default_eps(student):
 
 
 @pytest.mark.points(2)
-def test_post_norm_opt_has_no_final_norm(student, reference):
+def test_post_norm_opt_has_no_final_norm(student: StudentProxy, reference: Reference) -> None:
     """OPT with do_layer_norm_before false is post-norm and has no final norm."""
     # mistake: do_layer_norm_before ignored, so OPT-350m reported as pre-norm with 2L + 1 norms
     for config in (bank("opt-350m.json"), OPT_125M, with_values(OPT_125M, _remove_final_layer_norm=True)):
@@ -502,7 +507,7 @@ def test_post_norm_opt_has_no_final_norm(student, reference):
 
 
 @pytest.mark.points(2)
-def test_bert_family_is_post_norm(student, reference):
+def test_bert_family_is_post_norm(student: StudentProxy, reference: Reference) -> None:
     """BERT and RoBERTa are post-norm LayerNorm encoders: an embedding norm, no final norm."""
     # mistake: BERT reported as pre-norm (the modern default) or given a final norm
     for config in (bank("bert-base-uncased.json"), ROBERTA_BASE):
@@ -512,7 +517,7 @@ def test_bert_family_is_post_norm(student, reference):
 
 
 @pytest.mark.points(2)
-def test_gemma_family_scales_by_one_plus_weight(student, reference):
+def test_gemma_family_scales_by_one_plus_weight(student: StudentProxy, reference: Reference) -> None:
     """Every Gemma generation uses the RMSNorm whose scale is 1 + weight."""
     # mistake: Gemma reported as plain RMSNorm (its weights are stored as offsets from 1)
     for config in (GEMMA_7B, bank("gemma-2-9b.json"), GEMMA3_4B, GEMMA3_1B):
@@ -522,7 +527,7 @@ def test_gemma_family_scales_by_one_plus_weight(student, reference):
 
 
 @pytest.mark.points(2)
-def test_gemma3_reads_its_text_config(student, reference):
+def test_gemma3_reads_its_text_config(student: StudentProxy, reference: Reference) -> None:
     """A Gemma-3 config that nests the language model is read from its text_config."""
     # mistake: text_config ignored, so no layer count, or the wrapper's missing keys crash
     for config in (GEMMA3_4B, GEMMA3_1B):
@@ -534,7 +539,7 @@ def test_gemma3_reads_its_text_config(student, reference):
 
 
 @pytest.mark.points(2)
-def test_final_norm_is_counted(student, reference):
+def test_final_norm_is_counted(student: StudentProxy, reference: Reference) -> None:
     """Decoder-only pre-norm models count their final norm."""
     # mistake: n_norms without the final norm (2L instead of 2L + 1)
     for config in (MIXTRAL_8X7B, PHI3_MINI, bank("mistral-7b.json"), bank("qwen2.5-7b.json")):
@@ -546,7 +551,7 @@ def test_final_norm_is_counted(student, reference):
 
 
 @pytest.mark.points(2)
-def test_t5_counts_encoder_and_decoder(student, reference):
+def test_t5_counts_encoder_and_decoder(student: StudentProxy, reference: Reference) -> None:
     """T5 counts both stacks: encoder and decoder layers, norms and final norms."""
     # mistake: T5 counting only the encoder, or the decoder without its cross-attention norm
     configs = (bank("t5-base.json"), FLAN_T5_SMALL, with_values(bank("t5-base.json"), num_decoder_layers=2))
@@ -559,7 +564,7 @@ def test_t5_counts_encoder_and_decoder(student, reference):
 
 
 @pytest.mark.points(2)
-def test_falcon_7b_is_parallel_with_one_norm(student, reference):
+def test_falcon_7b_is_parallel_with_one_norm(student: StudentProxy, reference: Reference) -> None:
     """Falcon-7B runs attention and MLP in parallel off one input_layernorm per layer."""
     # mistake: Falcon parallel missed (reported as pre-norm, counting 2 norms per layer)
     config = bank("falcon-7b.json")
@@ -569,7 +574,7 @@ def test_falcon_7b_is_parallel_with_one_norm(student, reference):
 
 
 @pytest.mark.points(2)
-def test_falcon_new_decoder_architecture(student, reference):
+def test_falcon_new_decoder_architecture(student: StudentProxy, reference: Reference) -> None:
     """Falcon's new decoder architecture is parallel with two norms per layer."""
     # mistake: new_decoder_architecture ignored (one norm per layer), or parallel_attn false
     # taken as the only switch for parallel placement
@@ -578,7 +583,7 @@ def test_falcon_new_decoder_architecture(student, reference):
 
 
 @pytest.mark.points(1)
-def test_gptj_is_parallel(student, reference):
+def test_gptj_is_parallel(student: StudentProxy, reference: Reference) -> None:
     """GPT-J is a parallel block with a single norm per layer."""
     # mistake: every LayerNorm model taken as GPT-2 style pre-norm with two norms per layer
     expect_fields(
@@ -589,7 +594,7 @@ def test_gptj_is_parallel(student, reference):
 
 
 @pytest.mark.points(2)
-def test_gpt_neox_follows_use_parallel_residual(student, reference):
+def test_gpt_neox_follows_use_parallel_residual(student: StudentProxy, reference: Reference) -> None:
     """GPT-NeoX placement follows use_parallel_residual and keeps two norms per layer either way."""
     # mistake: GPT-NeoX always parallel (or always pre), or one norm per layer when parallel
     for config in (bank("pythia-410m.json"), REDPAJAMA_3B):
@@ -597,7 +602,7 @@ def test_gpt_neox_follows_use_parallel_residual(student, reference):
 
 
 @pytest.mark.points(2)
-def test_olmo2_norms_sublayer_outputs(student, reference):
+def test_olmo2_norms_sublayer_outputs(student: StudentProxy, reference: Reference) -> None:
     """OLMo-2 normalizes each sublayer's output before adding it."""
     # mistake: OLMo-2 placement reported as pre-norm (its norms are named post_*) or post
     config = bank("olmo-2-7b.json")
@@ -607,7 +612,7 @@ def test_olmo2_norms_sublayer_outputs(student, reference):
 
 
 @pytest.mark.points(2)
-def test_hybrid_qwen(student, reference):
+def test_hybrid_qwen(student: StudentProxy, reference: Reference) -> None:
     """Hybrid linear/full-attention Qwen models: zero-centred RMSNorm, two norms in every layer."""
     # mistake: counting norms only in full-attention layers, plain RMSNorm for Qwen3-Next, or
     # the nested text_config of the 27B model missed
@@ -620,7 +625,7 @@ def test_hybrid_qwen(student, reference):
 
 
 @pytest.mark.points(2)
-def test_unknown_model_type_falls_back_on_the_eps_key(student, reference):
+def test_unknown_model_type_falls_back_on_the_eps_key(student: StudentProxy, reference: Reference) -> None:
     """An unknown model_type is treated by its eps key: RMSNorm or LayerNorm, pre-norm."""
     # mistake: unknown families refused outright, or the norm type guessed from the name
     configs = (INTERNLM2_7B, STABLELM2_1_6B, without(bank("gpt2.json"), "model_type"))
@@ -633,7 +638,7 @@ def test_unknown_model_type_falls_back_on_the_eps_key(student, reference):
 
 
 @pytest.mark.points(2)
-def test_config_without_family_or_eps_key_raises(student):
+def test_config_without_family_or_eps_key_raises(student: StudentProxy) -> None:
     """A config of an unknown family without any eps key is refused with ValueError."""
     # mistake: guessing a norm type (or returning a report with eps None) instead of refusing
     for config in (
@@ -645,7 +650,7 @@ def test_config_without_family_or_eps_key_raises(student):
 
 
 @pytest.mark.points(2)
-def test_path_argument(student, reference):
+def test_path_argument(student: StudentProxy, reference: Reference) -> None:
     """A path to a config.json file (a str) gives the same report as the parsed dict."""
     # mistake: only dicts accepted (json.load skipped, or the path treated as JSON text)
     for config in (MIXTRAL_8X7B, bank("qwen3.8-27b.json")):
@@ -656,7 +661,7 @@ def test_path_argument(student, reference):
 
 
 @pytest.mark.points(2)
-def test_note_names_norm_and_eps(student, reference):
+def test_note_names_norm_and_eps(student: StudentProxy, reference: Reference) -> None:
     """The note names the norm type in words and writes the eps value."""
     # mistake: a fixed template note (always "RMSNorm", always 1e-06), or the (1 + weight)
     # scale of Gemma-style norms left out

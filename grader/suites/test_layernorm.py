@@ -1,15 +1,26 @@
 """Hidden tests for layernorm.py. Docstrings are what the student sees; inputs stay here."""
 
+from typing import Any
+
 import numpy as np
 import pytest
+from numpy.typing import DTypeLike
 
 from grader.checks import TOLERANCES, expect, expect_array
+from grader.proxy import StudentProxy
+from grader.reference import Reference
 from grader.suites import _mistakes as m
 
 EPS = 1e-5
 
 
-def _case(rng, shape, scale=1.0, dtype=np.float64, offset=0.0):
+def _case(
+    rng: np.random.Generator,
+    shape: tuple[int, ...],
+    scale: float = 1.0,
+    dtype: DTypeLike = np.float64,
+    offset: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     # Clipped into the dtype's range: float16 tops out at 65504, and an inf input would be
     # a broken test, not a hard one.
     limit = 0.9 * float(np.finfo(dtype).max)
@@ -20,44 +31,46 @@ def _case(rng, shape, scale=1.0, dtype=np.float64, offset=0.0):
     return x, gamma, beta
 
 
-def _check(student, reference, x, gamma, beta, eps=EPS):
+def _check(student: StudentProxy, reference: Reference, x: np.ndarray, gamma: Any, beta: Any, eps: float = EPS) -> None:
     got = student.layernorm(x, gamma, beta, eps=eps)
     want = reference.layernorm(x, gamma, beta, eps=eps)
     expect_array(got, want, what="layernorm(x, gamma, beta, eps)", hints=m.layernorm_hints(x, gamma, beta, eps))
 
 
 @pytest.mark.points(2)
-def test_sequence_of_tokens(student, reference, rng):
+def test_sequence_of_tokens(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A (T, C) float64 sequence matches (x - mean) / sqrt(var + eps) * gamma + beta per token."""
     _check(student, reference, *_case(rng, (7, 16), offset=2.0))
 
 
 @pytest.mark.points(2)
-def test_batch_of_sequences(student, reference, rng):
+def test_batch_of_sequences(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A (B, T, C) batch is normalized per token, over the last axis only."""
     _check(student, reference, *_case(rng, (3, 5, 24)))
 
 
 @pytest.mark.points(1)
-def test_single_vector(student, reference, rng):
+def test_single_vector(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A single (C,) vector works."""
     _check(student, reference, *_case(rng, (31,)))
 
 
 @pytest.mark.points(1)
-def test_four_axes_odd_sizes(student, reference, rng):
+def test_four_axes_odd_sizes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """Any number of leading axes, with odd and size-1 dimensions."""
     _check(student, reference, *_case(rng, (2, 3, 1, 9)))
 
 
 @pytest.mark.points(2)
-def test_biased_variance_on_narrow_tokens(student, reference, rng):
+def test_biased_variance_on_narrow_tokens(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
     """With few features (C = 4) the variance divides by C, not C - 1."""
     _check(student, reference, *_case(rng, (6, 4)))
 
 
 @pytest.mark.points(2)
-def test_gain_and_shift_roles(student, reference, rng):
+def test_gain_and_shift_roles(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """gamma scales and beta shifts, per feature, with clearly different values."""
     x, _, _ = _case(rng, (5, 8))
     gamma = np.linspace(0.5, 3.0, 8)
@@ -66,25 +79,25 @@ def test_gain_and_shift_roles(student, reference, rng):
 
 
 @pytest.mark.points(2)
-def test_eps_is_a_parameter(student, reference, rng):
+def test_eps_is_a_parameter(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The eps argument is used, not a constant written into the function."""
     _check(student, reference, *_case(rng, (4, 9), scale=0.05), eps=1e-2)
 
 
 @pytest.mark.points(2)
-def test_tiny_spread_near_eps(student, reference, rng):
+def test_tiny_spread_near_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """Tokens whose spread is close to sqrt(eps): eps belongs inside the square root."""
     _check(student, reference, *_case(rng, (5, 12), scale=3e-3, offset=1.0))
 
 
 @pytest.mark.points(1)
-def test_large_values(student, reference, rng):
+def test_large_values(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """Values around 1e4 with a large offset come out centered and at unit scale."""
     _check(student, reference, *_case(rng, (5, 12), scale=1e4, offset=5e4))
 
 
 @pytest.mark.points(2)
-def test_constant_token(student, reference, rng):
+def test_constant_token(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A token whose features are all equal gives beta, not NaN."""
     x, gamma, beta = _case(rng, (3, 8))
     x[2] = 4.0
@@ -92,23 +105,23 @@ def test_constant_token(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_float32_keeps_dtype(student, reference, rng):
+def test_float32_keeps_dtype(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float32 input gives a float32 result of the right values."""
     _check(student, reference, *_case(rng, (4, 6, 16), dtype=np.float32))
 
 
 @pytest.mark.points(2)
-def test_float16_near_its_range(student, reference, rng):
+def test_float16_near_its_range(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float16 values near float16's maximum: squares must not overflow."""
     _check(student, reference, *_case(rng, (4, 32), scale=2e4, dtype=np.float16))
 
 
 @pytest.mark.points(2)
-def test_inputs_not_modified(student, reference, rng):
+def test_inputs_not_modified(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """layernorm leaves x, gamma and beta exactly as they were."""
     x, gamma, beta = _case(rng, (4, 8))
     got = student.layernorm(x, gamma, beta, eps=EPS)
-    changed = student.last_call.mutated
+    changed = student.recorded().mutated
     expect_array(got, reference.layernorm(x, gamma, beta, eps=EPS), what="layernorm(x, gamma, beta, eps)")
     expect(not changed, "check.mutated", function="layernorm", names=", ".join(changed))
 
@@ -116,7 +129,15 @@ def test_inputs_not_modified(student, reference, rng):
 # --- backward ----------------------------------------------------------------------------------
 
 
-def _check_backward(student, reference, rng, x, gamma, beta, eps=EPS):
+def _check_backward(
+    student: StudentProxy,
+    reference: Reference,
+    rng: np.random.Generator,
+    x: np.ndarray,
+    gamma: Any,
+    beta: Any,
+    eps: float = EPS,
+) -> None:
     dout = rng.standard_normal(x.shape).astype(x.dtype)
     got = student.layernorm_backward(dout, x, gamma, beta, eps=eps)
     want = reference.layernorm_backward(dout, x, gamma, beta, eps=eps)
@@ -142,30 +163,32 @@ def _check_backward(student, reference, rng, x, gamma, beta, eps=EPS):
 
 
 @pytest.mark.points(2)
-def test_backward_sequence(student, reference, rng):
+def test_backward_sequence(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """dx, dgamma and dbeta for a (T, C) input, including both correction terms in dx."""
     _check_backward(student, reference, rng, *_case(rng, (6, 10)))
 
 
 @pytest.mark.points(2)
-def test_backward_batch_sums_over_all_leading_axes(student, reference, rng):
+def test_backward_batch_sums_over_all_leading_axes(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
     """For (B, T, C) input, dgamma and dbeta have shape (C,): summed over batch and sequence."""
     _check_backward(student, reference, rng, *_case(rng, (3, 4, 10)))
 
 
 @pytest.mark.points(1)
-def test_backward_single_vector(student, reference, rng):
+def test_backward_single_vector(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The backward pass works for a single (C,) vector."""
     _check_backward(student, reference, rng, *_case(rng, (12,)))
 
 
 @pytest.mark.points(1)
-def test_backward_uses_eps(student, reference, rng):
+def test_backward_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The backward pass uses the eps it is given."""
     _check_backward(student, reference, rng, *_case(rng, (4, 7), scale=0.05), eps=1e-2)
 
 
 @pytest.mark.points(1)
-def test_backward_float32(student, reference, rng):
+def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float32 inputs give float32 gradients."""
     _check_backward(student, reference, rng, *_case(rng, (5, 16), dtype=np.float32))

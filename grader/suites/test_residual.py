@@ -1,31 +1,42 @@
 """Hidden tests for residual.py. Docstrings are what the student sees; inputs stay here."""
 
+from typing import Any
+
 import numpy as np
 import pytest
+from numpy.typing import DTypeLike
 
 from grader.checks import Sublayer, expect, expect_array
+from grader.proxy import StudentProxy
+from grader.reference import Reference
 from grader.suites import _mistakes as m
 
 EPS = 1e-6
 
 
-def _weights(rng, C, scale=0.5):
-    return rng.standard_normal((C, C)) * (scale / np.sqrt(C))
+def _weights(rng: np.random.Generator, C: int, scale: float = 0.5) -> np.ndarray:
+    return np.asarray(rng.standard_normal((C, C)) * (scale / np.sqrt(C)))
 
 
-def _stream(rng, shape, scale=3.0, dtype=np.float64):
+def _stream(
+    rng: np.random.Generator, shape: tuple[int, ...], scale: float = 3.0, dtype: DTypeLike = np.float64
+) -> tuple[np.ndarray, np.ndarray]:
     x = (rng.standard_normal(shape) * scale).astype(dtype)
     gamma = (1.0 + 0.3 * rng.standard_normal(shape[-1])).astype(dtype)
     return x, gamma
 
 
-def _check_block(student, reference, x, sub, gamma, eps=EPS):
+def _check_block(
+    student: StudentProxy, reference: Reference, x: np.ndarray, sub: Sublayer, gamma: Any, eps: float = EPS
+) -> None:
     got = student.block(x, sub, gamma, eps=eps)
     want = reference.block(x, sub, gamma, eps=eps)
     expect_array(got, want, what="block(x, sublayer, gamma, eps)", hints=m.block_hints(x, sub.build(), gamma, eps))
 
 
-def _check_postnorm(student, reference, x, sub, gamma, eps=EPS):
+def _check_postnorm(
+    student: StudentProxy, reference: Reference, x: np.ndarray, sub: Sublayer, gamma: Any, eps: float = EPS
+) -> None:
     got = student.postnorm_block(x, sub, gamma, eps=eps)
     want = reference.postnorm_block(x, sub, gamma, eps=eps)
     expect_array(
@@ -34,40 +45,44 @@ def _check_postnorm(student, reference, x, sub, gamma, eps=EPS):
 
 
 @pytest.mark.points(3)
-def test_block_is_prenorm_residual(student, reference, rng):
+def test_block_is_prenorm_residual(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """block computes x + sublayer(rmsnorm(x, gamma, eps)) for a linear sublayer on (T, C)."""
     x, gamma = _stream(rng, (6, 12))
     _check_block(student, reference, x, Sublayer("linear", w=_weights(rng, 12)), gamma)
 
 
 @pytest.mark.points(2)
-def test_block_batch_and_nonlinear_sublayer(student, reference, rng):
+def test_block_batch_and_nonlinear_sublayer(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
     """block works on (B, T, C) with a nonlinear sublayer."""
     x, gamma = _stream(rng, (2, 5, 10))
     _check_block(student, reference, x, Sublayer("tanh_linear", w=_weights(rng, 10, 2.0)), gamma)
 
 
 @pytest.mark.points(1)
-def test_block_single_vector(student, reference, rng):
+def test_block_single_vector(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """block works on a single (C,) vector."""
     x, gamma = _stream(rng, (9,))
     _check_block(student, reference, x, Sublayer("linear", w=_weights(rng, 9)), gamma)
 
 
 @pytest.mark.points(2)
-def test_block_passes_eps_to_the_norm(student, reference, rng):
+def test_block_passes_eps_to_the_norm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """block uses its eps argument for the normalization."""
     x, gamma = _stream(rng, (4, 8), scale=0.05)
     _check_block(student, reference, x, Sublayer("linear", w=_weights(rng, 8)), gamma, eps=1e-2)
 
 
 @pytest.mark.points(2)
-def test_block_sublayer_reads_the_normalized_stream(student, reference, rng):
+def test_block_sublayer_reads_the_normalized_stream(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
     """The sublayer is called once, on rmsnorm(x, gamma, eps), not on x."""
     x, gamma = _stream(rng, (5, 8), scale=10.0)
     sub = Sublayer("linear", w=_weights(rng, 8))
     got = student.block(x, sub, gamma, eps=EPS)
-    calls, inputs = student.last_call.sublayer(0)
+    calls, inputs = student.recorded().sublayer(0)
     # The call record comes from the student's process: it counts only with a correct answer.
     expect_array(got, reference.block(x, sub, gamma, eps=EPS), what="block(x, sublayer, gamma, eps)")
     expect(calls == 1, "check.sublayer_calls", function="block", calls=calls)
@@ -77,14 +92,16 @@ def test_block_sublayer_reads_the_normalized_stream(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_block_with_silent_sublayer_is_identity(student, reference, rng):
+def test_block_with_silent_sublayer_is_identity(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
     """With a sublayer that returns zeros, the block returns x exactly (the identity path)."""
     x, gamma = _stream(rng, (4, 7), scale=50.0)
     _check_block(student, reference, x, Sublayer("zero"), gamma)
 
 
 @pytest.mark.points(1)
-def test_block_float32(student, reference, rng):
+def test_block_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float32 streams stay float32."""
     x, gamma = _stream(rng, (3, 4, 16), dtype=np.float32)
     w = _weights(rng, 16).astype(np.float32)
@@ -92,37 +109,39 @@ def test_block_float32(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_block_does_not_modify_x(student, reference, rng):
+def test_block_does_not_modify_x(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """block leaves x and gamma unchanged."""
     x, gamma = _stream(rng, (4, 8))
     sub = Sublayer("scale", factor=0.1)
     got = student.block(x, sub, gamma, eps=EPS)
-    changed = student.last_call.mutated
+    changed = student.recorded().mutated
     expect_array(got, reference.block(x, sub, gamma, eps=EPS), what="block(x, sublayer, gamma, eps)")
     expect(not changed, "check.mutated", function="block", names=", ".join(changed))
 
 
 @pytest.mark.points(3)
-def test_postnorm_block(student, reference, rng):
+def test_postnorm_block(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """postnorm_block computes rmsnorm(x + sublayer(x), gamma, eps) on (T, C)."""
     x, gamma = _stream(rng, (6, 12))
     _check_postnorm(student, reference, x, Sublayer("linear", w=_weights(rng, 12)), gamma)
 
 
 @pytest.mark.points(1)
-def test_postnorm_block_batch(student, reference, rng):
+def test_postnorm_block_batch(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """postnorm_block works on (B, T, C) with a nonlinear sublayer."""
     x, gamma = _stream(rng, (2, 3, 10))
     _check_postnorm(student, reference, x, Sublayer("tanh_linear", w=_weights(rng, 10, 2.0)), gamma)
 
 
 @pytest.mark.points(1)
-def test_postnorm_sublayer_reads_the_raw_stream(student, reference, rng):
+def test_postnorm_sublayer_reads_the_raw_stream(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
     """In post-norm the sublayer is called once, on the raw x."""
     x, gamma = _stream(rng, (5, 8), scale=10.0)
     sub = Sublayer("linear", w=_weights(rng, 8))
     got = student.postnorm_block(x, sub, gamma, eps=EPS)
-    calls, inputs = student.last_call.sublayer(0)
+    calls, inputs = student.recorded().sublayer(0)
     expect_array(got, reference.postnorm_block(x, sub, gamma, eps=EPS), what="postnorm_block(x, sublayer, gamma, eps)")
     expect(calls == 1, "check.sublayer_calls", function="postnorm_block", calls=calls)
     expect_array(

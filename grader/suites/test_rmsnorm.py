@@ -1,15 +1,26 @@
 """Hidden tests for rmsnorm.py. Docstrings are what the student sees; inputs stay here."""
 
+from typing import Any
+
 import numpy as np
 import pytest
+from numpy.typing import DTypeLike
 
 from grader.checks import TOLERANCES, expect, expect_array
+from grader.proxy import StudentProxy
+from grader.reference import Reference
 from grader.suites import _mistakes as m
 
 EPS = 1e-6
 
 
-def _case(rng, shape, scale=1.0, dtype=np.float64, offset=0.0):
+def _case(
+    rng: np.random.Generator,
+    shape: tuple[int, ...],
+    scale: float = 1.0,
+    dtype: DTypeLike = np.float64,
+    offset: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
     # Clipped into the dtype's range: float16 tops out at 65504, and an inf input would be
     # a broken test, not a hard one.
     limit = 0.9 * float(np.finfo(dtype).max)
@@ -18,69 +29,77 @@ def _case(rng, shape, scale=1.0, dtype=np.float64, offset=0.0):
     return x, gamma
 
 
-def _check(student, reference, x, gamma, eps=EPS, what="rmsnorm(x, gamma, eps)", **kwargs):
+def _check(
+    student: StudentProxy,
+    reference: Reference,
+    x: np.ndarray,
+    gamma: Any,
+    eps: float = EPS,
+    what: str = "rmsnorm(x, gamma, eps)",
+    **kwargs: Any,
+) -> None:
     got = student.rmsnorm(x, gamma, eps=eps)
     want = reference.rmsnorm(x, gamma, eps=eps)
     expect_array(got, want, what=what, hints=m.rmsnorm_hints(x, gamma, eps), **kwargs)
 
 
 @pytest.mark.points(2)
-def test_sequence_of_tokens(student, reference, rng):
+def test_sequence_of_tokens(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A (T, C) float64 sequence matches the formula x / sqrt(mean(x**2, -1) + eps) * gamma."""
     _check(student, reference, *_case(rng, (7, 16)))
 
 
 @pytest.mark.points(2)
-def test_batch_of_sequences(student, reference, rng):
+def test_batch_of_sequences(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A (B, T, C) batch is normalized per token, over the last axis only."""
     _check(student, reference, *_case(rng, (3, 5, 24)))
 
 
 @pytest.mark.points(1)
-def test_single_vector(student, reference, rng):
+def test_single_vector(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A single (C,) vector works."""
     _check(student, reference, *_case(rng, (33,)))
 
 
 @pytest.mark.points(1)
-def test_four_axes_odd_sizes(student, reference, rng):
+def test_four_axes_odd_sizes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """Any number of leading axes, with odd and size-1 dimensions, e.g. (2, 1, 3, 7)."""
     _check(student, reference, *_case(rng, (2, 1, 3, 7)))
 
 
 @pytest.mark.points(1)
-def test_width_one(student, reference, rng):
+def test_width_one(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A width of C = 1 works (each value is divided by its own magnitude)."""
     _check(student, reference, *_case(rng, (6, 1)))
 
 
 @pytest.mark.points(2)
-def test_eps_is_a_parameter(student, reference, rng):
+def test_eps_is_a_parameter(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The eps argument is used, not a constant written into the function."""
     x, gamma = _case(rng, (4, 9), scale=0.05)
     _check(student, reference, x, gamma, eps=1e-2)
 
 
 @pytest.mark.points(2)
-def test_tiny_values_near_eps(student, reference, rng):
+def test_tiny_values_near_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """Values so small that eps matters: eps belongs inside the square root."""
     _check(student, reference, *_case(rng, (5, 12), scale=1e-3))
 
 
 @pytest.mark.points(1)
-def test_large_values(student, reference, rng):
+def test_large_values(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """Values around 1e4 come out at unit scale."""
     _check(student, reference, *_case(rng, (5, 12), scale=1e4))
 
 
 @pytest.mark.points(1)
-def test_mean_shifted_input(student, reference, rng):
+def test_mean_shifted_input(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """Inputs with a large common offset: RMSNorm does not subtract the mean."""
     _check(student, reference, *_case(rng, (4, 10), offset=3.0))
 
 
 @pytest.mark.points(2)
-def test_zero_vector(student, reference, rng):
+def test_zero_vector(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """An all-zero token gives zeros, not NaN: eps keeps the division safe."""
     x, gamma = _case(rng, (3, 8))
     x[1] = 0.0
@@ -88,30 +107,30 @@ def test_zero_vector(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_float32_keeps_dtype(student, reference, rng):
+def test_float32_keeps_dtype(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float32 input gives a float32 result of the right values."""
     _check(student, reference, *_case(rng, (4, 6, 16), dtype=np.float32))
 
 
 @pytest.mark.points(2)
-def test_float16_near_its_range(student, reference, rng):
+def test_float16_near_its_range(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float16 values near float16's maximum: squaring them in float16 would overflow."""
     x, gamma = _case(rng, (4, 32), scale=2e4, dtype=np.float16)
     _check(student, reference, x, gamma)
 
 
 @pytest.mark.points(1)
-def test_float16_small_values(student, reference, rng):
+def test_float16_small_values(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """Ordinary float16 values give a float16 result."""
     _check(student, reference, *_case(rng, (2, 3, 16), dtype=np.float16))
 
 
 @pytest.mark.points(2)
-def test_inputs_not_modified(student, reference, rng):
+def test_inputs_not_modified(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """rmsnorm leaves x and gamma exactly as they were (no in-place operations)."""
     x, gamma = _case(rng, (4, 8))
     got = student.rmsnorm(x, gamma, eps=EPS)
-    changed = student.last_call.mutated
+    changed = student.recorded().mutated
     # Only a correct answer earns these points: the record of changes comes from the student's
     # own process, and untouched inputs alone are no achievement.
     expect_array(got, reference.rmsnorm(x, gamma, eps=EPS), what="rmsnorm(x, gamma, eps)")
@@ -121,7 +140,9 @@ def test_inputs_not_modified(student, reference, rng):
 # --- backward ----------------------------------------------------------------------------------
 
 
-def _check_backward(student, reference, dout, x, gamma, eps=EPS):
+def _check_backward(
+    student: StudentProxy, reference: Reference, dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float = EPS
+) -> None:
     got = student.rmsnorm_backward(dout, x, gamma, eps=eps)
     want = reference.rmsnorm_backward(dout, x, gamma, eps=eps)
     expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="rmsnorm_backward", n=2)
@@ -142,47 +163,49 @@ def _check_backward(student, reference, dout, x, gamma, eps=EPS):
 
 
 @pytest.mark.points(2)
-def test_backward_sequence(student, reference, rng):
+def test_backward_sequence(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """dx and dgamma for a (T, C) input, including the correction for the shared RMS."""
     x, gamma = _case(rng, (6, 10))
     _check_backward(student, reference, rng.standard_normal(x.shape), x, gamma)
 
 
 @pytest.mark.points(2)
-def test_backward_batch_sums_dgamma_over_all_leading_axes(student, reference, rng):
+def test_backward_batch_sums_dgamma_over_all_leading_axes(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
     """For (B, T, C) input, dgamma has shape (C,): summed over the batch and the sequence."""
     x, gamma = _case(rng, (3, 4, 10))
     _check_backward(student, reference, rng.standard_normal(x.shape), x, gamma)
 
 
 @pytest.mark.points(1)
-def test_backward_single_vector(student, reference, rng):
+def test_backward_single_vector(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The backward pass works for a single (C,) vector."""
     x, gamma = _case(rng, (12,))
     _check_backward(student, reference, rng.standard_normal(x.shape), x, gamma)
 
 
 @pytest.mark.points(1)
-def test_backward_uses_eps(student, reference, rng):
+def test_backward_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The backward pass uses the eps it is given."""
     x, gamma = _case(rng, (4, 7), scale=0.05)
     _check_backward(student, reference, rng.standard_normal(x.shape), x, gamma, eps=1e-2)
 
 
 @pytest.mark.points(1)
-def test_backward_float32(student, reference, rng):
+def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float32 inputs give float32 gradients."""
     x, gamma = _case(rng, (5, 16), dtype=np.float32)
     _check_backward(student, reference, rng.standard_normal(x.shape).astype(np.float32), x, gamma)
 
 
 @pytest.mark.points(1)
-def test_backward_inputs_not_modified(student, reference, rng):
+def test_backward_inputs_not_modified(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """rmsnorm_backward leaves dout, x and gamma unchanged."""
     x, gamma = _case(rng, (4, 8))
     dout = rng.standard_normal(x.shape)
     got = student.rmsnorm_backward(dout, x, gamma, eps=EPS)
-    changed = student.last_call.mutated
+    changed = student.recorded().mutated
     want = reference.rmsnorm_backward(dout, x, gamma, eps=EPS)
     expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="rmsnorm_backward", n=2)
     expect_array(got[0], want[0], what="dx", tol=TOLERANCES["algorithm"])

@@ -1,16 +1,28 @@
 """Hidden tests for stack.py. Docstrings are what the student sees; inputs stay here."""
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 import pytest
 
 from grader.checks import TOLERANCES, expect_array, expect_raises, expect_value
+from grader.proxy import StudentProxy
+from grader.reference import Reference
 from grader.suites import _mistakes as m
 
 EPS = 1e-6
 TOL = TOLERANCES["algorithm"]  # a 12-sublayer stack accumulates rounding differently per order
 
 
-def _params(reference, rng, n_layers=6, C=12, H=None, scale=1.0):
+def _params(
+    reference: Reference,
+    rng: np.random.Generator,
+    n_layers: int = 6,
+    C: int = 12,
+    H: int | None = None,
+    scale: float = 1.0,
+) -> Any:
     """Random weights *and* non-unit gains, so every gain (the final one too) matters."""
     params = reference.init_params(n_layers=n_layers, C=C, H=H, seed=int(rng.integers(1 << 30)), scale=scale)
     for key in ("attn_gamma", "ffn_gamma", "final_gamma"):
@@ -18,7 +30,7 @@ def _params(reference, rng, n_layers=6, C=12, H=None, scale=1.0):
     return params
 
 
-def _postnorm_with_final(reference, x, params, eps):
+def _postnorm_with_final(reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float) -> np.ndarray:
     return m.rms(reference.stack_forward_postnorm(x, params, eps=eps), params["final_gamma"], eps)
 
 
@@ -26,7 +38,7 @@ def _postnorm_with_final(reference, x, params, eps):
 
 
 @pytest.mark.points(2)
-def test_attention_stub_causal_mean(student, reference, rng):
+def test_attention_stub_causal_mean(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """attention_stub: causal running mean over the token axis, then the projection, on (T, C)."""
     h, w_o = rng.standard_normal((7, 6)), rng.standard_normal((6, 6))
     expect_array(
@@ -41,7 +53,7 @@ def test_attention_stub_causal_mean(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_attention_stub_batch(student, reference, rng):
+def test_attention_stub_batch(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """attention_stub mixes tokens within each sequence of a (B, T, C) batch, never across."""
     h, w_o = rng.standard_normal((3, 5, 4)), rng.standard_normal((4, 4))
     expect_array(
@@ -53,7 +65,7 @@ def test_attention_stub_batch(student, reference, rng):
 
 
 @pytest.mark.points(2)
-def test_ffn_stub_swiglu(student, reference, rng):
+def test_ffn_stub_swiglu(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """ffn_stub computes (silu(h @ w_gate) * (h @ w_up)) @ w_down, position by position."""
     h = rng.standard_normal((2, 5, 6))
     w_gate, w_up, w_down = rng.standard_normal((6, 10)), rng.standard_normal((6, 10)), rng.standard_normal((10, 6))
@@ -69,7 +81,7 @@ def test_ffn_stub_swiglu(student, reference, rng):
 
 
 @pytest.mark.points(2)
-def test_token_norm(student, reference, rng):
+def test_token_norm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """token_norm is the per-token Euclidean norm, averaged over every token of a (B, T, C) array."""
     v = rng.standard_normal((3, 4, 8)) * np.array([1.0, 5.0, 0.2])[:, None, None]
     expect_value(
@@ -80,7 +92,9 @@ def test_token_norm(student, reference, rng):
 # --- the stacks --------------------------------------------------------------------------------
 
 
-def _forward_hints(reference, x, params, eps):
+def _forward_hints(
+    reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float
+) -> list[tuple[np.ndarray, str]]:
     return [
         (reference.stack_forward_postnorm(x, params, eps=eps), "hint.stack_postnorm_instead"),
         (_postnorm_with_final(reference, x, params, eps), "hint.stack_postnorm_instead"),
@@ -88,7 +102,9 @@ def _forward_hints(reference, x, params, eps):
     ]
 
 
-def _sublayer_steps(reference, x, params, eps, placement):
+def _sublayer_steps(
+    reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float, placement: str
+) -> Any:
     """Each sublayer in order, as (the stream it reads from, its update, their sum), computed with
     the reference stubs: the raw material for the hints below."""
     steps, stream = [], x
@@ -108,13 +124,20 @@ def _sublayer_steps(reference, x, params, eps, placement):
     return steps
 
 
-def _without_final(reference, x, params, eps):
+def _without_final(reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float) -> np.ndarray:
     """The pre-norm stack's output without its final norm."""
     steps = _sublayer_steps(reference, x, params, eps, "pre")
     return steps[-1][2] if steps else x
 
 
-def _check_forward(student, reference, x, params, eps, hints=()):
+def _check_forward(
+    student: StudentProxy,
+    reference: Reference,
+    x: np.ndarray,
+    params: dict[str, np.ndarray],
+    eps: float,
+    hints: Sequence[tuple[Any, str]] = (),
+) -> None:
     expect_array(
         student.stack_forward(x, params, eps=eps),
         reference.stack_forward(x, params, eps=eps),
@@ -125,28 +148,30 @@ def _check_forward(student, reference, x, params, eps, hints=()):
 
 
 @pytest.mark.points(3)
-def test_stack_forward_prenorm_with_final_norm(student, reference, rng):
+def test_stack_forward_prenorm_with_final_norm(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
     """The 6-layer pre-norm stack on (T, C), ending with the final RMSNorm."""
     params, x = _params(reference, rng), rng.standard_normal((5, 12)) * 2.0
     _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
 
 
 @pytest.mark.points(2)
-def test_stack_forward_batch_and_depth(student, reference, rng):
+def test_stack_forward_batch_and_depth(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The pre-norm stack on a (B, T, C) batch, with 3 layers (the depth comes from params)."""
     params, x = _params(reference, rng, n_layers=3, C=8), rng.standard_normal((2, 4, 8))
     _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
 
 
 @pytest.mark.points(1)
-def test_stack_forward_uses_eps(student, reference, rng):
+def test_stack_forward_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """stack_forward passes its eps to every norm."""
     params, x = _params(reference, rng, n_layers=2, C=6), rng.standard_normal((4, 6)) * 0.05
     _check_forward(student, reference, x, params, 1e-2)
 
 
 @pytest.mark.points(2)
-def test_stack_forward_postnorm(student, reference, rng):
+def test_stack_forward_postnorm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The post-norm stack: each sublayer's sum is normalized, with no extra final norm."""
     params, x = _params(reference, rng), rng.standard_normal((2, 5, 12))
     want = reference.stack_forward_postnorm(x, params, eps=EPS)
@@ -163,7 +188,7 @@ def test_stack_forward_postnorm(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_stack_float32(student, reference, rng):
+def test_stack_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A float32 stream stays float32 through the stack."""
     params = {k: v.astype(np.float32) for k, v in _params(reference, rng, n_layers=2, C=8).items()}
     x = rng.standard_normal((4, 8)).astype(np.float32)
@@ -177,7 +202,9 @@ def test_stack_float32(student, reference, rng):
 # --- the three-norms trace and the depth experiment ---------------------------------------------
 
 
-def _trace_hints(reference, x, params, eps, placement):
+def _trace_hints(
+    reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float, placement: str
+) -> list[tuple[Any, str]]:
     """The trace a student would get with each wrong way of reducing the norms."""
     steps = _sublayer_steps(reference, x, params, eps, placement)
     variants = [[m.token_norm_variants(a) for a in step] for step in steps]  # per step, per array
@@ -187,7 +214,9 @@ def _trace_hints(reference, x, params, eps, placement):
     ]
 
 
-def _check_trace(student, reference, x, params, placement):
+def _check_trace(
+    student: StudentProxy, reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], placement: str
+) -> None:
     expect_array(
         student.stack_trace(x, params, eps=EPS, placement=placement),
         reference.stack_trace(x, params, eps=EPS, placement=placement),
@@ -198,21 +227,21 @@ def _check_trace(student, reference, x, params, placement):
 
 
 @pytest.mark.points(3)
-def test_trace_prenorm(student, reference, rng):
+def test_trace_prenorm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The pre-norm trace: for each sublayer, token norms of the stream, the update and the sum."""
     params, x = _params(reference, rng, n_layers=4, C=10), rng.standard_normal((2, 6, 10))
     _check_trace(student, reference, x, params, "pre")
 
 
 @pytest.mark.points(2)
-def test_trace_postnorm(student, reference, rng):
+def test_trace_postnorm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The post-norm trace: the sublayer reads the raw stream; the sum is recorded before its norm."""
     params, x = _params(reference, rng, n_layers=3, C=10), rng.standard_normal((6, 10)) * 4.0
     _check_trace(student, reference, x, params, "post")
 
 
 @pytest.mark.points(1)
-def test_trace_rejects_unknown_placement(student, reference, rng):
+def test_trace_rejects_unknown_placement(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """stack_trace raises ValueError for a placement other than "pre" or "post"."""
     params, x = _params(reference, rng, n_layers=1, C=4), rng.standard_normal((3, 4))
     with expect_raises(ValueError, what='stack_trace(x, params, eps, placement="sandwich")'):
@@ -220,7 +249,7 @@ def test_trace_rejects_unknown_placement(student, reference, rng):
 
 
 @pytest.mark.points(2)
-def test_depth_rms(student, reference, rng):
+def test_depth_rms(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """depth_rms: the RMS of the stream after each layer, pre-norm in row 0, post-norm in row 1."""
     params, x = _params(reference, rng, n_layers=6, C=16), rng.standard_normal((2, 5, 16)) * 3.0
     expect_array(
@@ -232,7 +261,7 @@ def test_depth_rms(student, reference, rng):
 
 
 @pytest.mark.points(1)
-def test_depth_rms_shows_prenorm_growth(student, reference, rng):
+def test_depth_rms_shows_prenorm_growth(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """With unit gains, post-norm holds the RMS at about 1 while pre-norm lets the stream grow."""
     params = reference.init_params(n_layers=6, C=16, seed=int(rng.integers(1 << 30)))
     x = rng.standard_normal((4, 16))

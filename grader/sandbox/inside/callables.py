@@ -20,7 +20,8 @@ Array = np.ndarray
 
 
 def _silu(a: Array) -> Array:
-    return a / (1.0 + np.exp(-a))
+    out: Array = a / (1.0 + np.exp(-a))
+    return out
 
 
 KINDS: dict[str, Callable[[Array, dict[str, Any]], Array]] = {

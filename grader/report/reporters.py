@@ -11,8 +11,9 @@ import io
 import json
 from typing import Any
 
-from grader.messages import Message, describe, render, render_all
-from grader.model import CheckResult, Report, Status
+from grader.messages import Message, describe, render
+from grader.model import Report, Status
+from grader.report.encoding import report_to_data, test_output
 
 FORMATS = ("text", "json", "gradescope", "csv")
 
@@ -21,21 +22,14 @@ STATUS_MARK = {
     Status.FAILED: "FAIL",
     Status.ERROR: "ERROR",
     Status.TIMEOUT: "TIMEOUT",
-    Status.CRASHED: "CRASH",
+    Status.CRASHED: "CRASHED",
     Status.SKIPPED: "SKIP",
 }
+"""The one label of each status, in every report, notebook and feedback page."""
 
 
-def _points(x: float) -> str:
+def points(x: float) -> str:
     return f"{x:g}"
-
-
-def test_output(result: CheckResult, lang: str) -> str:
-    """The student-facing text of one test: its messages, then what the code printed."""
-    parts = [render_all(result.messages, lang)] if result.messages else []
-    if result.student_output.strip():
-        parts.append(render(Message("report.printed", {"output": result.student_output.rstrip()}), lang))
-    return "\n".join(parts)
 
 
 def isolation_summary(report: Report, lang: str) -> str:
@@ -56,60 +50,29 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     ]
     out.append(isolation_summary(report, lang))
     out += [f"  * {render(note, lang)}" for note in report.notes]
-    for exercise in report.exercises():
-        rows = [r for r in report.results if r.exercise == exercise]
+    for exercise, rows in report.by_exercise():
         got, total = sum(r.score for r in rows), sum(r.max_score for r in rows)
         out.append("")
-        out.append(f"{exercise} ".ljust(width - 12, "-") + f" {_points(got)}/{_points(total)}".rjust(12))
+        out.append(f"{exercise} ".ljust(width - 12, "-") + f" {points(got)}/{points(total)}".rjust(12))
         for r in rows:
             where = render(Message(f"feedback.{r.visibility.value}"), lang)
             label = f"  {STATUS_MARK[r.status]:<7} {where:<7} {describe(r.name, r.description, lang)}"
             if len(label) > width - 10:
                 label = label[: width - 13] + "..."
-            out.append(label.ljust(width - 10) + f"{_points(r.score)}/{_points(r.max_score)}".rjust(10))
+            out.append(label.ljust(width - 10) + f"{points(r.score)}/{points(r.max_score)}".rjust(10))
             if r.status is not Status.PASSED:
                 detail = test_output(r, lang)
                 out += ["          " + line for line in detail.splitlines()]
     out.append("")
     out.append(
-        render(Message("report.total", {"score": _points(report.score), "max_score": _points(report.max_score)}), lang)
+        render(Message("report.total", {"score": points(report.score), "max_score": points(report.max_score)}), lang)
     )
     return "\n".join(out) + "\n"
 
 
-def to_dict(report: Report, lang: str = "en") -> dict[str, Any]:
-    """The ``--json`` object: ``score``, ``max_score`` and one entry per test."""
-    return {
-        "submission": report.submission,
-        "score": report.score,
-        "max_score": report.max_score,
-        "suites": list(report.suites),
-        "language": lang,
-        "isolation": {
-            "active": list(report.isolation),
-            "missing": list(report.missing_layers),
-            "uid": report.worker_uid,
-        },
-        "notes": [render(n, lang) for n in report.notes],
-        "tests": [
-            {
-                "name": r.name,
-                "exercise": r.exercise,
-                "visibility": r.visibility.value,
-                "description": describe(r.name, r.description, lang),
-                "score": r.score,
-                "max_score": r.max_score,
-                "status": r.status.value,
-                "output": test_output(r, lang),
-                "message_ids": [m.id for m in r.messages],
-            }
-            for r in report.results
-        ],
-    }
-
-
 def to_json(report: Report, lang: str = "en") -> str:
-    return json.dumps(to_dict(report, lang), indent=2, ensure_ascii=False) + "\n"
+    """The ``--json`` report: the report's one JSON encoding, with the text rendered in ``lang``."""
+    return json.dumps(report_to_data(report, lang), indent=2, ensure_ascii=False) + "\n"
 
 
 def to_gradescope(report: Report, lang: str = "en") -> str:
@@ -119,7 +82,7 @@ def to_gradescope(report: Report, lang: str = "en") -> str:
     grader. Gradescope accepts ``passed``/``failed`` as a test status.
     """
     summary = [isolation_summary(report, lang), *(render(n, lang) for n in report.notes)]
-    data = {
+    data: dict[str, Any] = {
         "score": report.score,
         "output": "\n".join(summary),
         "output_format": "text",
@@ -145,19 +108,19 @@ def to_gradescope(report: Report, lang: str = "en") -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def to_csv(report: Report, lang: str = "en") -> str:
+def to_csv(report: Report) -> str:
     """One row per test (for spreadsheets), with the total last."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["name", "exercise", "visibility", "status", "score", "max_score"])
     for r in report.results:
-        writer.writerow(
-            [r.name, r.exercise, r.visibility.value, r.status.value, _points(r.score), _points(r.max_score)]
-        )
-    writer.writerow(["TOTAL", "", "", "", _points(report.score), _points(report.max_score)])
+        writer.writerow([r.name, r.exercise, r.visibility.value, r.status.value, points(r.score), points(r.max_score)])
+    writer.writerow(["TOTAL", "", "", "", points(report.score), points(report.max_score)])
     return buf.getvalue()
 
 
 def render_report(report: Report, fmt: str, lang: str = "en") -> str:
     """Dispatch on the format name (one of :data:`FORMATS`)."""
-    return {"text": to_text, "json": to_json, "gradescope": to_gradescope, "csv": to_csv}[fmt](report, lang)
+    if fmt == "csv":
+        return to_csv(report)
+    return {"text": to_text, "json": to_json, "gradescope": to_gradescope}[fmt](report, lang)

@@ -30,6 +30,8 @@ import nbformat
 from grader.faults import GraderFault
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
+from grader.notebook import cell_source, statement_text
+from grader.report.reporters import STATUS_MARK
 
 
 @dataclass(frozen=True)
@@ -59,13 +61,17 @@ def _ensure_alembic_on_path() -> None:
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
 
-def cell_scores(report: Report) -> dict[str, float]:
-    """Points earned per test cell: ``<exercise>-public`` and ``<exercise>-hidden``."""
-    scores: dict[str, float] = {}
+def results_by_cell(report: Report) -> dict[str, list[CheckResult]]:
+    """The results of each test cell: ``<exercise>-public`` and ``<exercise>-hidden``."""
+    cells: dict[str, list[CheckResult]] = {}
     for r in report.results:
-        key = f"{r.exercise}-{r.visibility.value}"
-        scores[key] = scores.get(key, 0.0) + r.score
-    return scores
+        cells.setdefault(f"{r.exercise}-{r.visibility.value}", []).append(r)
+    return cells
+
+
+def cell_scores(report: Report) -> dict[str, float]:
+    """Points earned per test cell."""
+    return {cell: sum(r.score for r in results) for cell, results in results_by_cell(report).items()}
 
 
 def record(
@@ -110,8 +116,7 @@ def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
     for cell in student_nb.get("cells", []):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        source = cell_source(cell)
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError):
@@ -119,8 +124,7 @@ def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
         lines = source.splitlines()
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                found[node.name] = "\n".join(lines[first - 1 : node.end_lineno])
+                found[node.name] = statement_text(lines, node)
     return found
 
 
@@ -130,8 +134,7 @@ def _answers(student_nb: dict[str, Any]) -> dict[str, str]:
     for cell in student_nb.get("cells", []):
         meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
         if isinstance(meta, dict) and meta.get("solution") and cell.get("cell_type") == "markdown":
-            source = cell.get("source", "")
-            out[str(meta.get("grade_id"))] = "".join(source) if isinstance(source, list) else str(source)
+            out[str(meta.get("grade_id"))] = cell_source(cell)
     return out
 
 
@@ -158,7 +161,7 @@ def answered_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) 
 def _verdict_lines(results: list[CheckResult], lang: str) -> str:
     lines = []
     for r in results:
-        mark = "PASS" if r.status is Status.PASSED else r.status.value.upper()
+        mark = STATUS_MARK[r.status]
         lines.append(f"{mark:<8} {describe(r.name, r.description, lang)}  ({r.score:g}/{r.max_score:g})")
         if r.status is not Status.PASSED and r.messages:
             lines.append("         " + render_all(r.messages, lang).replace("\n", "\n         "))
@@ -171,9 +174,7 @@ def autograded_notebook(
     """The released notebook with the student's code and answers and normlab's verdicts."""
     nb = copy.deepcopy(released)
     definitions, answers = _definitions(student_nb), _answers(student_nb)
-    by_cell: dict[str, list[CheckResult]] = {}
-    for r in report.results:
-        by_cell.setdefault(f"{r.exercise}-{r.visibility.value}", []).append(r)
+    by_cell = results_by_cell(report)
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         grade_id = meta.get("grade_id", "")

@@ -1,4 +1,4 @@
-"""The student bundle, for courses without nbgrader: stubs, public tests, a checker, a README.
+"""The student zip, for courses without nbgrader: stubs, public tests, a checker, a README.
 
 The checker is normlab's own grader package minus everything hidden: the hidden suites, the
 verification questions' rubric and any bundled reference. ``python -m grader check`` then runs
@@ -8,12 +8,10 @@ the public tests exactly as final grading does; ``grade`` refuses, for lack of h
 from __future__ import annotations
 
 import zipfile
-from importlib import resources
 from pathlib import Path
 
-import jinja2
-
-from grader import paths
+from grader import course
+from grader.report import jinja
 
 ROOT = "normlab-student"
 # Never in a student's hands: hidden tests, rubrics (answer keys), the reference solutions.
@@ -23,8 +21,8 @@ EXCLUDED_FILES = {"questions.toml"}
 
 def _grader_files() -> list[tuple[Path, str]]:
     out = []
-    for path in sorted(paths.PACKAGE.rglob("*")):
-        relative = path.relative_to(paths.PACKAGE)
+    for path in sorted(course.PACKAGE.rglob("*")):
+        relative = path.relative_to(course.PACKAGE)
         if path.is_dir() or EXCLUDED_PARTS & set(relative.parts) or path.name in EXCLUDED_FILES:
             continue
         if path.suffix in (".pyc",):
@@ -34,7 +32,7 @@ def _grader_files() -> list[tuple[Path, str]]:
 
 
 def _exercise_files() -> list[tuple[Path, str]]:
-    base = paths.exercises_dir()
+    base = course.exercises_dir()
     return [
         (p, f"{ROOT}/exercises/{p.relative_to(base).as_posix()}")
         for p in sorted(base.rglob("*"))
@@ -48,11 +46,7 @@ def student_files() -> list[tuple[Path, str]]:
 
 
 def write_student_zip(target: Path) -> Path:
-    readme = (
-        jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(str(resources.files("grader"))) / "templates")))
-        .get_template("student_readme.md.j2")
-        .render()
-    )
+    readme = jinja.render("student_readme.md.j2")
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         bundle.writestr(f"{ROOT}/README.md", readme)

@@ -1,10 +1,11 @@
 """The worker: imports a student's submission and answers calls, nothing else.
 
-Runs as ``python -I harness.py`` in a separate process (inside the sandbox when one is
-available). It reads requests from one inherited pipe and writes responses to another, in the
-format of ``protocol.py``. It never decides whether an answer is right: it returns data, and the
-trusted process grades it. Everything this process does can be subverted by the student's
-code once that code runs, so nothing in here is trusted by the grader.
+Runs as ``inside.harness`` in a separate ``python -I`` process (inside the sandbox when one
+is available; ``grader.sandbox.launch`` starts it). It reads requests from one inherited pipe
+and writes responses to another, in the format of ``protocol.py``. It never decides whether an
+answer is right: it returns data, and the trusted process grades it. Everything this process
+does can be subverted by the student's code once that code runs, so nothing in here is trusted
+by the grader.
 
 Standard library and numpy only; the grader package is not visible from here.
 """
@@ -21,22 +22,26 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import protocol
-from calling import exception_report, invoke
-
-# The grader passes the request and response pipe descriptors as the last two arguments.
-REQUESTS, RESPONSES = int(sys.argv[-2]), int(sys.argv[-1])
+from . import protocol
+from .calling import exception_report, invoke
 
 
-def send(message: dict[str, Any]) -> None:
-    protocol.write_frame(RESPONSES, protocol.encode(message))
+class Channel:
+    """The two pipes to the grader: requests in, responses out."""
 
+    def __init__(self, requests: int, responses: int) -> None:
+        self.requests, self.responses = requests, responses
 
-def receive() -> Any:
-    header = protocol.read_exact(REQUESTS, protocol.FRAME_HEADER_SIZE)
-    n = protocol.frame_length(header, 1 << 31)
-    return protocol.decode(protocol.read_exact(REQUESTS, n), requests=True)
+    def send(self, message: dict[str, Any]) -> None:
+        protocol.write_frame(self.responses, protocol.encode(message))
+
+    def send_payload(self, payload: bytes) -> None:
+        protocol.write_frame(self.responses, payload)
+
+    def receive(self) -> Any:
+        header = protocol.read_exact(self.requests, protocol.FRAME_HEADER_SIZE)
+        n = protocol.frame_length(header, 1 << 31)
+        return protocol.decode(protocol.read_exact(self.requests, n), requests=True)
 
 
 def load_seccomp(program: np.ndarray) -> None:
@@ -63,7 +68,8 @@ def load_seccomp(program: np.ndarray) -> None:
 class Submission:
     """The student's modules, imported lazily, one import attempt each."""
 
-    def __init__(self, directory: str, modules: dict[str, str], single: str | None) -> None:
+    def __init__(self, channel: Channel, directory: str, modules: dict[str, str], single: str | None) -> None:
+        self.channel = channel
         self.directory, self.modules, self.single = directory, modules, single
         self.loaded: dict[str, types.ModuleType] = {}
         # Appended, not prepended: a student file named numpy.py must not shadow numpy.
@@ -80,9 +86,9 @@ class Submission:
     def get(self, function: str, nonce: str) -> tuple[str, Any]:
         name = self.module_for(function)
         if name not in self.loaded:
-            send({"event": "import_start", "module": name, "nonce": nonce})
+            self.channel.send({"event": "import_start", "module": name, "nonce": nonce})
             self.loaded[name] = importlib.import_module(name)
-            send({"event": "import_done", "module": name, "nonce": nonce})
+            self.channel.send({"event": "import_done", "module": name, "nonce": nonce})
         return name, getattr(self.loaded[name], function, None)
 
 
@@ -109,26 +115,30 @@ def call(sub: Submission, request: dict[str, Any], scratch: str) -> dict[str, An
 
 
 def main() -> None:
-    setup = receive()
-    sub = Submission(setup["directory"], setup["modules"], setup.get("single"))
+    # The grader passes the request and response pipe descriptors as the last two arguments.
+    channel = Channel(int(sys.argv[-2]), int(sys.argv[-1]))
+    setup = channel.receive()
+    sub = Submission(channel, setup["directory"], setup["modules"], setup.get("single"))
     scratch = tempfile.mkdtemp(prefix="normlab-")
     if setup.get("seccomp") is not None:
         load_seccomp(setup["seccomp"])
-    send({"event": "ready", "uid": os.getuid(), "pid": os.getpid(), "seccomp": setup.get("seccomp") is not None})
+    channel.send(
+        {"event": "ready", "uid": os.getuid(), "pid": os.getpid(), "seccomp": setup.get("seccomp") is not None}
+    )
     while True:
         try:
-            request = receive()
+            request = channel.receive()
         except EOFError:
             break
         if request.get("op") == "call":
-            # The grader tags each call; the answer carries the tag back (see client._wait).
+            # The grader tags each call; the answer carries the tag back (see client.Worker._wait).
             response = {**call(sub, request, scratch), "nonce": request.get("nonce")}
             try:
                 payload = protocol.encode(response)
             except Exception as exc:  # a result numpy cannot save, e.g. a structured array
                 detail = f"{type(exc).__name__}: {exc}"[:500]
                 payload = protocol.encode({"status": "unencodable", "detail": detail, "nonce": request.get("nonce")})
-            protocol.write_frame(RESPONSES, payload)
+            channel.send_payload(payload)
     # Threads the student left running must not keep the process alive.
     os._exit(0)
 

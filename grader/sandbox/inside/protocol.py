@@ -12,8 +12,8 @@ The header holds a tree of plain JSON values in which special values are one-key
 as data). Arrays carry the exact type name the student returned so that the trusted side can
 refuse subclasses without ever holding one.
 
-This module is imported on both sides and must depend on nothing but the standard library and
-numpy: it is the only grader code besides the harness that the sandbox can see.
+This module is imported on both sides and depends on nothing but the standard library, numpy
+and the wire types.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import struct
 from typing import Any
 
 import numpy as np
+
+from .wire import Unsupported, WireCallable, WireFile
 
 MAX_DEPTH = 32
 _LEN = struct.Struct(">Q")
@@ -38,20 +40,6 @@ class ProtocolError(Exception):
 def _type_name(obj: object) -> str:
     cls = type(obj)
     return f"{cls.__module__}.{cls.__qualname__}"
-
-
-class WireCallable:
-    """A request argument that the worker turns into a callable (see ``callables.py``)."""
-
-    def __init__(self, kind: str, params: dict[str, Any]) -> None:
-        self.kind, self.params = kind, params
-
-
-class WireFile:
-    """A request argument that the worker writes to a scratch file and passes as its path."""
-
-    def __init__(self, name: str, text: str) -> None:
-        self.name, self.text = name, text
 
 
 def _encode_tree(obj: Any, blobs: list[bytes], depth: int) -> Any:
@@ -94,18 +82,6 @@ def encode(obj: Any) -> bytes:
     for blob in blobs:
         parts += [_LEN.pack(len(blob)), blob]
     return b"".join(parts)
-
-
-class Unsupported:
-    """A value the sender could not express as data; carries only the sender's type name."""
-
-    __slots__ = ("type_name",)
-
-    def __init__(self, type_name: str) -> None:
-        self.type_name = type_name
-
-    def __repr__(self) -> str:
-        return f"Unsupported({self.type_name!r})"
 
 
 def _decode_tree(node: Any, arrays: list[np.ndarray], depth: int, requests: bool) -> Any:
@@ -223,7 +199,7 @@ def read_exact(fd: int, n: int) -> bytes:
 
 def frame_length(header: bytes, limit: int) -> int:
     """The payload length announced by a frame header, refused above ``limit``."""
-    (n,) = _LEN.unpack(header)
+    n: int = _LEN.unpack(header)[0]
     if n > limit:
         raise ProtocolError(f"frame of {n} bytes exceeds the {limit}-byte limit")
     return n

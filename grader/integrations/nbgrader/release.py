@@ -10,7 +10,7 @@ The notebook is built with nbformat from jinja2 templates:
   (``nbgrader generate_assignment`` replaces the region with a stub; the hint stays above it);
 * provided helpers and imports in locked code cells;
 * per exercise, a public test cell (the public tests, visible) and a hidden test cell (a call
-  to :func:`grader.native.run_hidden` inside ``### BEGIN HIDDEN TESTS``), each worth the sum of
+  to :func:`grader.integrations.nbgrader.native.run_hidden` inside ``### BEGIN HIDDEN TESTS``), each worth the sum of
   its tests' points and answering with the points earned, which nbgrader reads as partial
   credit, so a cell scores exactly what ``normlab grade`` gives those tests;
 * the verification questions as manually graded answer cells, with a rubric for graders.
@@ -23,32 +23,25 @@ from __future__ import annotations
 import ast
 import re
 import shutil
+import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jinja2
 import nbformat
-import tomllib
 
-from grader import paths
-from grader.manifest import EXERCISES, MODULES
-from grader.native import hidden_tests
+from grader import course, discovery
+from grader.course import EXERCISES, MODULES
+from grader.notebook import first_line
+from grader.report import jinja
+from grader.settings import COURSE_FILE
 from grader.stubs import BEGIN
 
 NOTEBOOK = "lab"
 DEFAULT_ASSIGNMENT = "normlab"
 COURSE_ID = "normlab"
 _HINT_LINE = re.compile(r"^(\s*)### BEGIN SOLUTION\s*hint:\s*(.*\S)\s*$")
-
-
-def _templates() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(Path(str(resources.files("grader"))) / "templates")),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=False,
-    )
 
 
 @dataclass(frozen=True)
@@ -98,10 +91,6 @@ def _segments(source: str) -> tuple[str, list[tuple[str, ast.stmt, str]]]:
     tree = ast.parse(source)
     lines = source.splitlines()
     doc = ast.get_docstring(tree) or ""
-
-    def first_line(node: ast.stmt) -> int:
-        return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-
     parts = []
     body = [n for n in tree.body if not (n is tree.body[0] and isinstance(n, ast.Expr) and doc)]
     for node, following in zip(body, [*body[1:], None], strict=True):
@@ -118,7 +107,7 @@ def _is_sibling_import(node: ast.stmt) -> bool:
 
 def public_test_points(exercise: str) -> tuple[list[str], str]:
     """The public tests of an exercise: their names and their source (imports left out)."""
-    source = (paths.exercises_dir() / f"test_{exercise}.py").read_text()
+    source = (course.exercises_dir() / f"test_{exercise}.py").read_text()
     _, parts = _segments(source)
     names = [node.name for _, node, _ in parts if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")]
     # Keep the tests' own imports (json, pathlib...); never pytest or the student's modules.
@@ -131,17 +120,13 @@ def public_test_points(exercise: str) -> tuple[list[str], str]:
 
 
 def hidden_points(exercise: str) -> float:
-    total = 0.0
-    for _, func in hidden_tests(exercise):
-        marks = [m for m in getattr(func, "pytestmark", []) if m.name == "points"]
-        total += float(marks[0].args[0]) if marks else 1.0
-    return total
+    return sum(test.points for test in discovery.hidden_suite(exercise))
 
 
-def _exercise_cells(env: jinja2.Environment, number: int, exercise: str) -> list[nbformat.NotebookNode]:
+def _exercise_cells(number: int, exercise: str) -> list[nbformat.NotebookNode]:
     """Intro, imports, one cell per function, then the public and the hidden test cell."""
-    doc, parts = _segments((paths.solutions_dir() / f"{exercise}.py").read_text())
-    intro = env.get_template("exercise.md.j2").render(number=number, module=f"{exercise}.py", docstring=doc)
+    doc, parts = _segments((course.solutions_dir() / f"{exercise}.py").read_text())
+    intro = jinja.render("exercise.md.j2", number=number, module=f"{exercise}.py", docstring=doc)
     cells = [nbformat.v4.new_markdown_cell(intro, metadata=_meta(f"{exercise}-intro", locked=True))]
     imports = [text for kind, node, text in parts if kind in ("Import", "ImportFrom") and not _is_sibling_import(node)]
     if imports:
@@ -155,23 +140,21 @@ def _exercise_cells(env: jinja2.Environment, number: int, exercise: str) -> list
         else:
             cells.append(nbformat.v4.new_code_cell(text, metadata=_meta(grade_id, locked=True)))
     names, functions = public_test_points(exercise)
-    public = env.get_template("public_cell.py.j2").render(
-        exercise=exercise, points=len(names), functions=functions, names=names
-    )
+    public = jinja.render("public_cell.py.j2", exercise=exercise, points=len(names), functions=functions, names=names)
     cells.append(
         nbformat.v4.new_code_cell(
             public, metadata=_meta(f"{exercise}-public", grade=True, locked=True, points=float(len(names)))
         )
     )
     points = hidden_points(exercise)
-    hidden = env.get_template("hidden_cell.py.j2").render(exercise=exercise, points=points)
+    hidden = jinja.render("hidden_cell.py.j2", exercise=exercise, points=points)
     cells.append(
         nbformat.v4.new_code_cell(hidden, metadata=_meta(f"{exercise}-hidden", grade=True, locked=True, points=points))
     )
     return cells
 
 
-def _question_cells(env: jinja2.Environment) -> list[nbformat.NotebookNode]:
+def _question_cells() -> list[nbformat.NotebookNode]:
     """Each verification question, then its manually graded answer cell (rubric inside)."""
     cells = [
         nbformat.v4.new_markdown_cell(
@@ -180,9 +163,9 @@ def _question_cells(env: jinja2.Environment) -> list[nbformat.NotebookNode]:
         )
     ]
     for q in questions():
-        question = env.get_template("question.md.j2").render(group=q.group, text=q.text, points=q.points)
+        question = jinja.render("question.md.j2", group=q.group, text=q.text, points=q.points)
         cells.append(nbformat.v4.new_markdown_cell(question, metadata=_meta(f"{q.id}-question", locked=True)))
-        answer = env.get_template("answer.md.j2").render(rubric=q.rubric)
+        answer = jinja.render("answer.md.j2", rubric=q.rubric)
         cells.append(
             nbformat.v4.new_markdown_cell(
                 answer, metadata=_meta(f"{q.id}-answer", grade=True, solution=True, points=q.points)
@@ -191,19 +174,18 @@ def _question_cells(env: jinja2.Environment) -> list[nbformat.NotebookNode]:
     return cells
 
 
-def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connections") -> nbformat.NotebookNode:
+def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connections") -> Any:
     """The instructor's source notebook (solutions and hidden tests included)."""
-    env = _templates()
     auto_points = sum(len(public_test_points(e)[0]) + hidden_points(e) for e in EXERCISES)
     manual_points = sum(q.points for q in questions())
-    intro = env.get_template("intro.md.j2").render(title=title, auto_points=auto_points, manual_points=manual_points)
+    intro = jinja.render("intro.md.j2", title=title, auto_points=auto_points, manual_points=manual_points)
     cells = [
         nbformat.v4.new_markdown_cell(intro, metadata=_meta("intro", locked=True)),
-        nbformat.v4.new_code_cell(env.get_template("setup_cell.py.j2").render(), metadata=_meta("setup", locked=True)),
+        nbformat.v4.new_code_cell(jinja.render("setup_cell.py.j2"), metadata=_meta("setup", locked=True)),
     ]
     for number, exercise in enumerate(EXERCISES, start=1):
-        cells += _exercise_cells(env, number, exercise)
-    cells += _question_cells(env)
+        cells += _exercise_cells(number, exercise)
+    cells += _question_cells()
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
@@ -213,25 +195,25 @@ def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connection
 def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list[Path]:
     """Write (or refresh) the nbgrader course files for ``assignment``; returns what was written."""
     course_dir = course_dir.resolve()
-    env = _templates()
     source = course_dir / "source" / assignment
     source.mkdir(parents=True, exist_ok=True)
     written = []
     config = course_dir / "nbgrader_config.py"
     config.write_text(
-        env.get_template("nbgrader_config.py.j2").render(
-            course_id=COURSE_ID, root=str(course_dir), assignment=assignment
-        )
-        + "\n"
+        jinja.render("nbgrader_config.py.j2", course_id=COURSE_ID, root=str(course_dir), assignment=assignment) + "\n"
     )
     written.append(config)
+    course_file = course_dir / COURSE_FILE
+    if not course_file.exists():  # the instructor's own settings are never overwritten
+        course_file.write_text(jinja.render("normlab.toml.j2") + "\n", encoding="utf-8")
+        written.append(course_file)
     notebook = source / f"{NOTEBOOK}.ipynb"
     nbformat.write(build_notebook(), str(notebook))
     written.append(notebook)
     bank = source / "configs"
     if bank.exists():
         shutil.rmtree(bank)
-    shutil.copytree(paths.exercises_dir() / "configs", bank)
+    shutil.copytree(course.exercises_dir() / "configs", bank)
     written.append(bank)
     rubric = course_dir / "normlab" / assignment / "rubric.md"
     rubric.parent.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,7 @@
 Shared by the worker's harness and by the in-kernel runner of the native nbgrader path, so
 both observe a call the same way: arguments rebuilt from their wire descriptions, print
 output captured with a cap, in-place changes to array arguments detected, exceptions turned
-into a report. Standard library and numpy only: the sandbox can see this file.
+into a report. Standard library and numpy only: this runs inside the sandbox.
 """
 
 from __future__ import annotations
@@ -20,10 +20,7 @@ from typing import Any
 
 import numpy as np
 
-try:
-    from . import callables  # imported as grader.worker.calling (the native nbgrader path)
-except ImportError:
-    import callables  # type: ignore[no-redef]  # a top-level module inside the sandbox
+from . import callables
 
 OUTPUT_CAP = 16 * 1024  # characters of print output kept per call
 MESSAGE_CAP = 2000  # characters of an exception message kept

@@ -17,12 +17,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from grader.faults import GraderFault
+from grader.sandbox.inside import protocol
 from grader.sandbox.launch import Launch
 from grader.sandbox.limits import Limits
-from grader.worker import protocol
 
 
 class CappedBuffer:
@@ -63,12 +64,35 @@ def _drain(stream: Any, buffer: CappedBuffer) -> None:
         stream.close()
 
 
+class FrameKind(Enum):
+    """What the reader thread found on the response pipe."""
+
+    FRAME = "frame"
+    """A decoded response frame."""
+    EOF = "eof"
+    """The worker closed its end (it exited or died)."""
+    INVALID = "invalid"
+    """Bytes that are not a frame of the protocol, or a frame over the size limit."""
+
+
+class ReplyKind(Enum):
+    """How one call ended."""
+
+    ANSWER = "answer"
+    """A response frame arrived."""
+    TIMEOUT = "timeout"
+    """The wall-clock limit passed; the worker was killed."""
+    DIED = "died"
+    """The worker process ended without answering."""
+    INVALID = "invalid"
+    """The worker answered with something that is not a response."""
+
+
 @dataclass
 class Reply:
     """How one call ended, as seen from the trusted side."""
 
-    kind: str
-    """``answer`` (a response frame arrived), ``timeout``, ``died`` or ``invalid``."""
+    kind: ReplyKind
     message: dict[str, Any] = field(default_factory=dict)
     """The decoded response for ``answer``."""
     returncode: int | None = None
@@ -88,10 +112,9 @@ class Worker:
         self.setup = setup
         self.limits = limits
         self.proc: subprocess.Popen[bytes] | None = None
-        self.frames: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.frames: queue.Queue[tuple[FrameKind, Any]] = queue.Queue()
         self.launch: Launch | None = None
         self.ready: dict[str, Any] = {}
-        self.starts = 0
         self._req_w = -1
         self._stderr = CappedBuffer(limits.output_bytes)
         self._stdout = CappedBuffer(limits.output_bytes)
@@ -127,7 +150,6 @@ class Worker:
         for stream, buffer in ((self.proc.stdout, self._stdout), (self.proc.stderr, self._stderr)):
             threading.Thread(target=_drain, args=(stream, buffer), daemon=True).start()
         threading.Thread(target=self._read_frames, args=(resp_r, self.frames), daemon=True).start()
-        self.starts += 1
         setup = dict(self.setup, directory=launch.directory)
         if launch.seccomp is not None:
             import numpy as np
@@ -136,26 +158,26 @@ class Worker:
         setup.pop("cwd", None)
         self._send(setup)
         reply = self._wait(deadline=time.monotonic() + max(self.limits.call_seconds, 30.0))
-        if reply.kind != "answer" or reply.message.get("event") != "ready":
+        if reply.kind is not ReplyKind.ANSWER or reply.message.get("event") != "ready":
             self.kill()
             # Nothing of the student's has run yet: a worker that cannot start is our fault.
-            raise GraderFault(f"the worker did not start ({reply.kind}): {reply.detail} {reply.stderr[-2000:]}")
+            raise GraderFault(f"the worker did not start ({reply.kind.value}): {reply.detail} {reply.stderr[-2000:]}")
         self.ready = reply.message
 
-    def _read_frames(self, fd: int, frames: queue.Queue[tuple[str, Any]]) -> None:
+    def _read_frames(self, fd: int, frames: queue.Queue[tuple[FrameKind, Any]]) -> None:
         try:
             while True:
                 header = protocol.read_exact(fd, protocol.FRAME_HEADER_SIZE)
                 n = protocol.frame_length(header, self.limits.result_bytes)
-                frames.put(("frame", protocol.decode(protocol.read_exact(fd, n))))
+                frames.put((FrameKind.FRAME, protocol.decode(protocol.read_exact(fd, n))))
         except EOFError:
-            frames.put(("eof", None))
+            frames.put((FrameKind.EOF, None))
         except (protocol.ProtocolError, MemoryError) as exc:
-            frames.put(("invalid", f"{type(exc).__name__}: {exc}"))
+            frames.put((FrameKind.INVALID, f"{type(exc).__name__}: {exc}"))
         except OSError as exc:
-            frames.put(("eof", str(exc)))
+            frames.put((FrameKind.EOF, str(exc)))
         except Exception as exc:  # whatever the bytes were, this call fails, not the grader
-            frames.put(("invalid", f"{type(exc).__name__}: {exc}"))
+            frames.put((FrameKind.INVALID, f"{type(exc).__name__}: {exc}"))
         finally:
             os.close(fd)
 
@@ -196,34 +218,36 @@ class Worker:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
-                return Reply("timeout", importing=importing, stderr=self._stderr.text())
+                return Reply(ReplyKind.TIMEOUT, importing=importing, stderr=self._stderr.text())
             try:
                 kind, value = self.frames.get(timeout=remaining)
             except queue.Empty:
                 continue
-            if kind == "frame" and nonce is not None and (not isinstance(value, dict) or value.get("nonce") != nonce):
+            if kind is FrameKind.EOF:
+                return self._ended(deadline, importing)
+            forged = nonce is not None and (not isinstance(value, dict) or value.get("nonce") != nonce)
+            if kind is FrameKind.FRAME and forged:
                 continue
-            if kind == "frame" and isinstance(value, dict) and value.get("event") in ("import_start", "import_done"):
+            if kind is FrameKind.INVALID or not isinstance(value, dict):
+                self.kill()
+                detail = str(value) if kind is FrameKind.INVALID else "the response is not a mapping"
+                return Reply(ReplyKind.INVALID, detail=detail, importing=importing, stderr=self._stderr.text())
+            if value.get("event") in ("import_start", "import_done"):
                 importing = str(value.get("module")) if value["event"] == "import_start" else None
                 continue
-            if kind == "frame" and isinstance(value, dict):
-                return Reply("answer", message=value, importing=importing)
-            if kind == "frame":
-                self.kill()
-                return Reply("invalid", detail="the response is not a mapping", importing=importing)
-            if kind == "invalid":
-                self.kill()
-                return Reply("invalid", detail=str(value), importing=importing, stderr=self._stderr.text())
-            # eof: the worker closed its end; collect how it ended.
-            proc = self.proc
-            code = None
-            if proc is not None:
-                try:
-                    code = proc.wait(timeout=max(0.0, min(2.0, deadline - time.monotonic())))
-                except subprocess.TimeoutExpired:
-                    code = None
-            self.kill()
-            return Reply("died", returncode=code, importing=importing, stderr=self._stderr.text())
+            return Reply(ReplyKind.ANSWER, message=value, importing=importing)
+
+    def _ended(self, deadline: float, importing: str | None) -> Reply:
+        """The worker closed its end: collect how it ended."""
+        proc = self.proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=max(0.0, min(2.0, deadline - time.monotonic())))
+            except subprocess.TimeoutExpired:
+                code = None
+        self.kill()
+        return Reply(ReplyKind.DIED, returncode=code, importing=importing, stderr=self._stderr.text())
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply:
         """Run ``function(*args, **kwargs)`` in the worker, starting it if needed."""

@@ -1,6 +1,6 @@
 """A Gradescope autograder bundle, and what runs inside it.
 
-``normlab gradescope --out autograder.zip`` writes the zip Gradescope expects: ``setup.sh``
+``normlab gradescope -o autograder.zip`` writes the zip Gradescope expects: ``setup.sh``
 (installs bubblewrap and a venv with normlab from the wheel inside the zip) and
 ``run_autograder`` (grades ``submission/`` and writes ``results/results.json``). Gradescope
 lays a run out under ``/autograder``; ``AUTOGRADER_ROOT`` moves it, for testing here.
@@ -9,15 +9,15 @@ lays a run out under ``/autograder``; ``AUTOGRADER_ROOT`` moves it, for testing 
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
-from grader import paths, reporters
-from grader.manifest import MODULES
+from grader import course
+from grader.course import MODULES
+from grader.report import reporters
 from grader.runner import Options, grade
 
 SETUP_SH = r"""#!/usr/bin/env bash
@@ -36,13 +36,13 @@ RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Gradescope runs this for every submission. normlab writes results/results.json itself.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
-exec "$ROOT/normlab-venv/bin/python" -m grader.gradescope "$ROOT"
+exec "$ROOT/normlab-venv/bin/python" -m grader.integrations.gradescope "$ROOT"
 """
 
 
 def _build_wheel(directory: Path) -> Path:
     """A wheel of this project (grader, hidden suites and the course inside)."""
-    project = paths.PACKAGE.parent
+    project = course.PACKAGE.parent
     if not (project / "pyproject.toml").is_file():
         raise FileNotFoundError("building a Gradescope bundle needs the normlab source checkout")
     args = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(directory), str(project)]
@@ -82,8 +82,9 @@ def run(root: Path) -> int:
     """Grade ``root/submission`` and write ``root/results/results.json``; return an exit code."""
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
-    report = grade(find_submission(root / "submission"), Options())
-    (results / "results.json").write_text(reporters.to_gradescope(report, os.environ.get("NORMLAB_LANG", "en")))
+    options = Options()
+    report = grade(find_submission(root / "submission"), options)
+    (results / "results.json").write_text(reporters.to_gradescope(report, options.settings.lang), encoding="utf-8")
     return 0
 
 

@@ -1,0 +1,191 @@
+"""Grading a class: every submission of a source graded by the pool, stored, then published.
+
+The pipeline is the same wherever a class comes from: a *source* lists the students and what
+each handed in (nbgrader's ``submitted/`` folder, a folder of ``.py`` files); the pool grades
+(``batch.py``); the store keeps each report with a hash of what was graded; a *publisher*
+writes the grades where the instructor reads them (nbgrader's gradebook, ``autograded/`` and
+feedback pages). Per student, in three steps:
+
+1. grade the submission and store the report atomically under ``<work>/reports/``;
+2. publish it;
+3. mark the student done with the hash of what was graded.
+
+A re-run skips students whose submission has not changed since they were marked done, and
+reuses stored reports for students interrupted between steps 1 and 3. Anything that goes
+wrong for one student (an unreadable file, a fault of ours while grading or publishing) is
+that student's outcome, with the reason; the others are graded and published.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+from typing import Protocol
+
+from grader.batch import grade_many
+from grader.messages import Message
+from grader.model import NotGraded, Outcome, Report
+from grader.report.store import load_report, save_report, write_atomic
+from grader.runner import Options
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What one student handed in."""
+
+    student: str
+    path: Path | None
+    """What to grade: a notebook, a ``.py`` file or a folder; None when nothing gradable was
+    handed in (the student then scores zero, with ``note`` saying why)."""
+    key: str
+    """A hash of what was handed in: the submission is graded again when it changes."""
+    note: Message | None = None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A student whose hand-in cannot be graded at all (it cannot even be read), and why."""
+
+    student: str
+    reason: str
+
+
+class Source(Protocol):
+    """Where a class's submissions come from."""
+
+    @property
+    def work(self) -> Path:
+        """Where this class's reports and done-markers are kept."""
+        ...
+
+    def submissions(self) -> Iterator[Submitted | Refused]:
+        """One entry per student."""
+        ...
+
+
+class Publisher(Protocol):
+    def publish(self, submitted: Submitted, report: Report) -> None:
+        """Write one student's report where the instructor reads grades."""
+        ...
+
+
+class State(Enum):
+    GRADED = "graded"
+    UNCHANGED = "unchanged"
+    """Done before and not changed since: skipped."""
+    FAILED = "failed"
+    """Not graded or not published: no score was issued; ``detail`` says why."""
+
+
+@dataclass(frozen=True)
+class StudentOutcome:
+    student: str
+    state: State
+    score: float | None = None
+    max_score: float | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ClassRun:
+    """One grading of a class."""
+
+    source: Source
+    publisher: Publisher
+    options: Options
+    jobs: int | None = None
+    scheduler: str | None = None
+    force: bool = False
+    progress: bool = True
+
+    def _done(self, student: str) -> Path:
+        return self.source.work / "done" / student
+
+    def _report(self, student: str) -> Path:
+        return self.source.work / "reports" / f"{student}.json"
+
+    def is_done(self, submitted: Submitted) -> bool:
+        done = self._done(submitted.student)
+        return not self.force and done.is_file() and done.read_text(encoding="utf-8") == submitted.key
+
+    def stored(self, submitted: Submitted) -> Report | None:
+        return None if self.force else load_report(self._report(submitted.student), submitted.key)
+
+
+def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
+    """Grade, store and publish every submission of ``run.source``; one outcome per student."""
+    pending: dict[str, Submitted] = {}
+    for entry in run.source.submissions():
+        if isinstance(entry, Refused):
+            yield StudentOutcome(entry.student, State.FAILED, detail=entry.reason)
+        elif run.is_done(entry):
+            yield StudentOutcome(entry.student, State.UNCHANGED)
+        else:
+            pending[entry.student] = entry
+    reports, failed = _grade_pending(run, pending)
+    for student, reason in failed.items():
+        yield StudentOutcome(student, State.FAILED, detail=reason)
+    for student, report in reports.items():
+        yield _publish(run, pending[student], report)
+
+
+def _grade_pending(run: ClassRun, pending: dict[str, Submitted]) -> tuple[dict[str, Report], dict[str, str]]:
+    """Step 1 for every pending student: a stored report, or a new grading, stored."""
+    reports: dict[str, Report] = {}
+    failed: dict[str, str] = {}
+    owners: dict[Path, list[str]] = {}
+    with tempfile.TemporaryDirectory(prefix="normlab-nothing-") as nothing:
+        # Students who handed in nothing gradable share one grading of an empty submission.
+        for student, submitted in pending.items():
+            stored = run.stored(submitted)
+            if stored is not None:
+                reports[student] = stored
+            else:
+                owners.setdefault(submitted.path or Path(nothing), []).append(student)
+        graded = grade_many(list(owners), run.options, jobs=run.jobs, scheduler=run.scheduler)
+        for path, outcome in _with_progress(graded, len(owners), run.progress):
+            for student in owners[path]:
+                _keep(run, pending[student], outcome, reports, failed)
+    return reports, failed
+
+
+def _keep(
+    run: ClassRun, submitted: Submitted, outcome: Outcome, reports: dict[str, Report], failed: dict[str, str]
+) -> None:
+    if isinstance(outcome, NotGraded):
+        failed[submitted.student] = outcome.reason
+        return
+    report = outcome.report
+    if submitted.path is None:  # the empty stand-in: its own notes are not the student's
+        report = replace(report, submission=submitted.student, notes=(submitted.note,) if submitted.note else ())
+    try:
+        save_report(run._report(submitted.student), report, submitted.key)
+    except Exception as exc:  # a report we cannot store is not published either
+        failed[submitted.student] = f"the report could not be stored ({type(exc).__name__}: {exc})"
+        return
+    reports[submitted.student] = report
+
+
+def _publish(run: ClassRun, submitted: Submitted, report: Report) -> StudentOutcome:
+    """Steps 2 and 3: publish, then mark done. A failure leaves the student not done."""
+    try:
+        run.publisher.publish(submitted, report)
+        write_atomic(run._done(submitted.student), submitted.key)
+    except Exception as exc:  # one student's publication never stops the others
+        return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
+    return StudentOutcome(submitted.student, State.GRADED, report.score, report.max_score)
+
+
+def _with_progress(items: Iterable[tuple[Path, Outcome]], total: int, enabled: bool) -> Iterator[tuple[Path, Outcome]]:
+    from tqdm import tqdm
+
+    with tqdm(
+        total=total, disable=not enabled or total == 0, file=sys.stderr, unit="submission", desc="grading"
+    ) as bar:
+        for item in items:
+            bar.update(1)
+            yield item

@@ -1,0 +1,80 @@
+"""The course: which module holds which graded functions, and where the course files live.
+
+This is the contract between the stubs, the suites and the worker: a directory submission
+provides ``<module>.py`` files, a single file or notebook provides the functions by name.
+A test checks it against the public functions of ``solutions/``. The files are found in a
+source checkout (or editable install), or in the copy an instructor's wheel carries.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXERCISES: dict[str, tuple[str, ...]] = {
+    "rmsnorm": ("rmsnorm", "rmsnorm_backward"),
+    "layernorm": ("layernorm", "layernorm_backward"),
+    "residual": ("block", "postnorm_block"),
+    "stack": (
+        "init_params",
+        "attention_stub",
+        "ffn_stub",
+        "token_norm",
+        "stack_forward",
+        "stack_forward_postnorm",
+        "stack_trace",
+        "depth_rms",
+    ),
+    "compare": ("op_counts", "shift_response", "scale_response"),
+    "inspect_config": ("inspect_config",),
+}
+
+MODULE_OF: dict[str, str] = {fn: module for module, fns in EXERCISES.items() for fn in fns}
+"""Function name -> the module (and exercise) that defines it."""
+
+MODULES: tuple[str, ...] = tuple(EXERCISES)
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def course_root() -> Path:
+    """The directory holding ``exercises/`` (and, for instructors, ``solutions/``).
+
+    In a checkout (or an editable install) that is the repository, and in a student bundle
+    the bundle's folder; a wheel carries both under ``grader/_course``.
+    """
+    checkout = PACKAGE.parent
+    if (checkout / "exercises").is_dir() and (checkout / "grader").is_dir():
+        return checkout
+    return PACKAGE / "_course"
+
+
+def solutions_dir() -> Path:
+    return course_root() / "solutions"
+
+
+def exercises_dir() -> Path:
+    return course_root() / "exercises"
+
+
+def suites_dir() -> Path:
+    """The hidden suites. Absent from a student's copy of the grader."""
+    return PACKAGE / "suites"
+
+
+def in_lesson_order(files: list[Path]) -> list[Path]:
+    """Test files sorted by the exercise they test (``test_<module>.py``), in lesson order."""
+
+    def key(path: Path) -> tuple[int, str]:
+        name = path.stem.removeprefix("test_")
+        return (MODULES.index(name) if name in MODULES else len(MODULES), name)
+
+    return sorted(files, key=key)
+
+
+def public_tests() -> list[Path]:
+    """The public test files, from the course (never from the submission being graded)."""
+    return in_lesson_order(list(exercises_dir().glob("test_*.py")))
+
+
+def hidden_tests() -> list[Path]:
+    return in_lesson_order(list(suites_dir().glob("test_*.py")))

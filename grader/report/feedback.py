@@ -1,0 +1,51 @@
+"""Per-student feedback as HTML: scores and the same guarded messages as every report.
+
+Built from a :class:`~grader.model.Report` (never from test source), so it cannot contain a
+hidden test's code, inputs or expected values: hidden results carry only their description
+and the messages written for hidden tests. Autoescaped (see ``jinja.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grader.messages import Message, describe, render
+from grader.model import CheckResult, Report
+from grader.report import jinja
+from grader.report.encoding import test_output
+from grader.report.reporters import STATUS_MARK, points
+
+
+def _test(result: CheckResult, lang: str) -> dict[str, str]:
+    return {
+        "status": result.status.value,
+        "status_label": STATUS_MARK[result.status],
+        "visibility_label": render(Message(f"feedback.{result.visibility.value}"), lang),
+        "description": describe(result.name, result.description, lang),
+        "output": test_output(result, lang),
+        "score": points(result.score),
+        "max_score": points(result.max_score),
+    }
+
+
+def feedback_html(report: Report, *, student: str, assignment: str, lang: str = "en") -> str:
+    exercises: list[dict[str, Any]] = [
+        {
+            "name": name,
+            "score": points(sum(r.score for r in rows)),
+            "max_score": points(sum(r.max_score for r in rows)),
+            "tests": [_test(r, lang) for r in rows],
+        }
+        for name, rows in report.by_exercise()
+    ]
+    return jinja.render(
+        "feedback.html.j2",
+        lang=lang,
+        title=render(Message("feedback.title", {"assignment": assignment, "student": student}), lang),
+        total_label=render(Message("feedback.total"), lang),
+        score=points(report.score),
+        max_score=points(report.max_score),
+        notes=[render(n, lang) for n in report.notes],
+        exercises=exercises,
+        footer=render(Message("feedback.footer"), lang),
+    )

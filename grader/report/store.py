@@ -1,0 +1,57 @@
+"""Reports on disk: an exact JSON round trip, written atomically.
+
+A batch writes each finished grading at once, as its own file, through a temporary file and
+``os.replace``: a crash or Ctrl-C at any moment leaves either the old file or the new one,
+never half of one, so an interrupted batch resumes without regrading what finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from grader.model import Report
+from grader.report.encoding import report_from_data, report_to_data
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` in one step (same directory, then ``os.replace``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_report(path: Path, report: Report, key: str) -> None:
+    """Store a report with the key (a hash of the submission) it was graded from."""
+    write_atomic(path, json.dumps({"key": key, "report": report_to_data(report)}, ensure_ascii=False))
+
+
+def load_report(path: Path, key: str) -> Report | None:
+    """The stored report if it exists, is readable and was graded from ``key``; else None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return report_from_data(data["report"]) if data.get("key") == key else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def digest(*paths: Path) -> str:
+    """A hash of files' names and contents (missing files count as absent)."""
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(str(path.name).encode() + b"\0")
+        if path.is_file():
+            h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()

@@ -1,0 +1,149 @@
+"""normlab's settings, read once: built-in defaults, then the course file, then the
+environment, then the command line (each overrides the one before).
+
+The course file (``normlab.toml``, written into an nbgrader course by ``normlab release``)
+holds what an instructor decides for a whole course: whether every sandbox layer is required,
+the language of feedback, how many gradings run at once and the limits of one worker. Other
+sections (packages student code may import, the grading policy, test visibility) are read by
+the parts they configure. Nothing else in the grader reads an environment variable.
+
+Environment variables: ``NORMLAB_REQUIRE_SANDBOX`` (1/0), ``NORMLAB_LANG`` (the POSIX locale
+is only a default, below the course file), ``NORMLAB_BWRAP`` (the bubblewrap binary; tests point it at nothing),
+``NORMLAB_UID_BASE`` (the first worker uid), ``NORMLAB_SLOT_DIR`` (where worker slots are
+locked), ``NORMLAB_COURSE_FILE`` (a course file for gradings outside a course directory).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from grader.messages import normalize_language
+from grader.sandbox.limits import Limits
+
+COURSE_FILE = "normlab.toml"
+TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+class SettingsError(ValueError):
+    """A setting has a value normlab cannot use; the message says which and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable about a run of normlab."""
+
+    require_sandbox: bool = False
+    """Refuse to grade (a grader fault) when any isolation layer is missing."""
+    lang: str = "en"
+    """Language of every message: ``en`` or ``pt-BR``."""
+    jobs: int | None = None
+    """Gradings at once on this machine (None: one per core)."""
+    limits: Limits = field(default_factory=Limits)
+    bwrap: str | None = None
+    """The bubblewrap binary (None: ``bwrap`` on PATH)."""
+    uid_base: int = 61000
+    """Worker slot ``n`` runs as uid ``uid_base + n`` (when the grader runs as root)."""
+    slot_dir: Path | None = None
+    """Where the host's slot lock files live (None: the default, see ``sandbox/slots.py``)."""
+    course_file: Path | None = None
+    """The course file these settings were read from, if any."""
+    course: Mapping[str, Any] = field(default_factory=dict)
+    """The course file's other sections, for the parts they configure."""
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes``; ``None`` values leave a setting as it is (unset CLI options)."""
+        return dataclasses.replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+
+def _flag(name: str, value: str) -> bool:
+    word = value.strip().lower()
+    if word in TRUE_WORDS or word in FALSE_WORDS:
+        return word in TRUE_WORDS
+    raise SettingsError(f"{name}={value!r}: use 1 or 0 (or true/false, yes/no)")
+
+
+def _integer(name: str, value: object, minimum: int) -> int:
+    try:
+        number = int(str(value))
+    except ValueError:
+        raise SettingsError(f"{name}={value!r}: a whole number is required") from None
+    if number < minimum:
+        raise SettingsError(f"{name}={number}: must be at least {minimum}")
+    return number
+
+
+GRADING_KEYS = {"require_sandbox", "language", "jobs"}
+LIMIT_KEYS = {f.name for f in dataclasses.fields(Limits)}
+
+
+def _from_course_file(path: Path) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read the course file: {exc}") from None
+    grading, limits = data.pop("grading", {}), data.pop("limits", {})
+    for section, keys, allowed in (("grading", grading, GRADING_KEYS), ("limits", limits, LIMIT_KEYS)):
+        unknown = sorted(set(keys) - allowed)
+        if unknown:
+            raise SettingsError(
+                f"{path}: unknown key(s) in [{section}]: {', '.join(unknown)}; known: {sorted(allowed)}"
+            )
+    values: dict[str, Any] = {"course_file": path, "course": data}
+    if "require_sandbox" in grading:
+        values["require_sandbox"] = bool(grading["require_sandbox"])
+    if "language" in grading:
+        values["lang"] = normalize_language(str(grading["language"]))
+    if "jobs" in grading:
+        values["jobs"] = _integer("[grading] jobs", grading["jobs"], 1)
+    try:
+        values["limits"] = Limits(**limits)
+    except TypeError as exc:
+        raise SettingsError(f"{path}: [limits]: {exc}") from None
+    return values
+
+
+def _from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if "NORMLAB_REQUIRE_SANDBOX" in environ:
+        values["require_sandbox"] = _flag("NORMLAB_REQUIRE_SANDBOX", environ["NORMLAB_REQUIRE_SANDBOX"])
+    if environ.get("NORMLAB_LANG"):
+        values["lang"] = normalize_language(environ["NORMLAB_LANG"])
+    if environ.get("NORMLAB_BWRAP"):
+        values["bwrap"] = environ["NORMLAB_BWRAP"]
+    if environ.get("NORMLAB_UID_BASE"):
+        values["uid_base"] = _integer("NORMLAB_UID_BASE", environ["NORMLAB_UID_BASE"], 1000)
+    if environ.get("NORMLAB_SLOT_DIR"):
+        values["slot_dir"] = Path(environ["NORMLAB_SLOT_DIR"])
+    return values
+
+
+def load(environ: Mapping[str, str] | None = None, course_dir: Path | None = None) -> Settings:
+    """Settings from the course file (``course_dir/normlab.toml``, else ``NORMLAB_COURSE_FILE``)
+    and the environment. Raises :class:`SettingsError` on a value that cannot be used."""
+    environ = os.environ if environ is None else environ
+    path = course_dir / COURSE_FILE if course_dir is not None else None
+    if path is None and environ.get("NORMLAB_COURSE_FILE"):
+        path = Path(environ["NORMLAB_COURSE_FILE"])
+    values = _from_course_file(path) if path is not None and (path.is_file() or course_dir is None) else {}
+    return Settings(**(_from_locale(environ) | values | _from_environment(environ)))
+
+
+def _from_locale(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The POSIX locale's language: the default when neither the course nor NORMLAB_LANG says."""
+    for variable in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if environ.get(variable):
+            return {"lang": normalize_language(environ[variable])}
+    return {}
+
+
+@cache
+def current() -> Settings:
+    """The settings of this process, read from its environment the first time they are needed."""
+    return load()
