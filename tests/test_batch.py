@@ -1,0 +1,133 @@
+"""The batch grader: a pool process that dies costs only its own submission, which is retried
+once; every grading has a worker slot (and uid) of its own, on this machine and on Dask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from helpers import copy_solutions, patched
+
+from grader.batch import grade_many
+from grader.model import Graded, NotGraded
+from grader.runner import Options
+from grader.sandbox.limits import Limits
+from grader.settings import current as current_settings
+
+pytestmark = pytest.mark.slow
+
+# Every call into rmsnorm sleeps past its limit: a grading that takes seconds, long enough to
+# kill the pool process in the middle of it.
+SLOW = ("rmsnorm", "    xf = x.astype(", "    import time\n    time.sleep(5)\n    xf = x.astype(")
+OPTIONS = Options(suites=("public",), settings=current_settings().replace(limits=Limits(call_seconds=1.0)))
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def _busy_pool_processes() -> list[int]:
+    """Pool processes of this test process that are grading: those with a worker of their own."""
+    pool = [p for p in _children(os.getpid()) if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
+    return [p for p in pool if _children(p)]
+
+
+def _kill_busy(times: int, stop: threading.Event) -> None:
+    """Kill the busy pool processes ``times`` times (once per new pool process)."""
+    killed: set[int] = set()
+    while len(killed) < times and not stop.is_set():
+        for pid in _busy_pool_processes():
+            if pid not in killed:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        time.sleep(0.2)
+
+
+def _grade_while_killing(tmp_path: Path, kills: int) -> dict[str, object]:
+    slow = patched(tmp_path / "slow", *SLOW)
+    honest = [copy_solutions(tmp_path / f"honest{i}") for i in range(3)]
+    stop = threading.Event()
+    killer = threading.Thread(target=_kill_busy, args=(kills, stop))
+    outcomes: dict[str, object] = {}
+    # The slow one goes last, so the honest ones are done (and their pool processes idle)
+    # before it starts; from then on it is the only busy grading.
+    for path, outcome in grade_many([*honest, slow], OPTIONS, jobs=2):
+        outcomes[path.name] = outcome
+        if len(outcomes) == len(honest) and not killer.is_alive():
+            killer.start()
+    stop.set()
+    return outcomes
+
+
+def test_a_pool_process_killed_once_costs_nothing_its_submission_is_retried(tmp_path):
+    outcomes = _grade_while_killing(tmp_path, kills=1)
+    assert set(outcomes) == {"honest0", "honest1", "honest2", "slow"}
+    for name in ("honest0", "honest1", "honest2"):
+        report = outcomes[name].report
+        assert report.score == report.max_score
+    assert isinstance(outcomes["slow"], Graded)  # the retry finished it
+
+
+def test_a_submission_whose_pool_process_dies_twice_is_not_graded_and_the_rest_is(tmp_path):
+    outcomes = _grade_while_killing(tmp_path, kills=2)
+    assert isinstance(outcomes["slow"], NotGraded)
+    assert "died twice" in outcomes["slow"].reason
+    assert all(isinstance(outcomes[f"honest{i}"], Graded) for i in range(3))
+
+
+def _colliding_names() -> tuple[str, str]:
+    """Two Dask worker names that the old slot rule (crc32 % 1000) put in the same slot."""
+    seen: dict[int, str] = {}
+    for i in range(10_000):
+        name = f"grader-{i}"
+        slot = zlib.crc32(name.encode()) % 1000
+        if slot in seen:
+            return seen[slot], name
+        seen[slot] = name
+    raise AssertionError("no collision found")
+
+
+def test_named_dask_workers_grading_at_once_never_share_a_uid(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    import asyncio
+
+    names = _colliding_names()
+    sleepy = "    import time\n    time.sleep(0.8)\n    xf = x.astype("
+    slow = [patched(tmp_path / f"slow{i}", "rmsnorm", SLOW[1], sleepy) for i in range(2)]
+
+    async def cluster() -> tuple[distributed.Scheduler, list[distributed.Worker]]:
+        scheduler = await distributed.Scheduler(host="127.0.0.1", port=0, dashboard_address=None)
+        workers = [await distributed.Worker(scheduler.address, name=n, nthreads=1) for n in names]
+        return scheduler, workers
+
+    loop = asyncio.new_event_loop()
+    scheduler, workers = loop.run_until_complete(cluster())
+    runner = threading.Thread(target=loop.run_forever, daemon=True)
+    runner.start()
+    try:
+        options = Options(suites=("public",), settings=current_settings())
+        graded = grade_many(slow, options, scheduler=scheduler.address)
+        uids = {path.name: outcome.report.worker_uid for path, outcome in graded}
+    finally:
+        for worker in workers:
+            asyncio.run_coroutine_threadsafe(worker.close(), loop).result(30)
+        asyncio.run_coroutine_threadsafe(scheduler.close(), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+    if None in uids.values():
+        pytest.skip("workers run without their own uid here (not root): nothing to share")
+    assert len(uids) == 2 and len(set(uids.values())) == 2, uids
