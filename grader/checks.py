@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from grader.faults import StudentRaised, safe_type_name
+from grader.faults import StudentRaised
 from grader.messages import Message
 from grader.sandbox.inside import callables
 from grader.sandbox.inside.wire import Unsupported, WireCallable, WireFile
+from grader.vocabulary import safe_type_name
 
 __all__ = [
     "TOLERANCES",
@@ -33,8 +34,11 @@ __all__ = [
     "Tolerance",
     "expect",
     "expect_array",
+    "expect_attempt",
+    "expect_called_once",
     "expect_keys",
     "expect_raises",
+    "expect_untouched",
     "expect_value",
     "file_arg",
     "tolerance_for",
@@ -121,11 +125,6 @@ DTYPE_KINDS = {
 }
 
 
-def _sig1(x: float) -> str:
-    """One significant figure: enough to judge a near miss, too little to rebuild a value."""
-    return f"{x:.0e}" if x else "0"
-
-
 def _hint_messages(got: np.ndarray, hints: Iterable[tuple[Any, str]], tol: Tolerance) -> list[Message]:
     """The first hint whose candidate the answer matches (NaN matching NaN, inf matching inf)."""
     g = got.astype(np.float64)
@@ -177,6 +176,20 @@ def expect_array(
         raise Mismatch([_values_message(got, want, ok, what, tol), *_hint_messages(got, hints, tol)])
 
 
+def expect_attempt(
+    got: Any, want: np.ndarray, *, what: str, hints: Sequence[tuple[Any, str]], tol: Tolerance | None = None
+) -> None:
+    """The answer is right, or is what one of the diagnosed mistakes in ``hints`` gives: the
+    student implemented the function and made a known error. A test of a property (inputs
+    left alone, the sublayer called once) checks this first, so that the property earns its
+    points for an honest attempt, never for code that does none of the maths (decision 1)."""
+    try:
+        expect_array(got, want, what=what, tol=tol, hints=hints)
+    except Mismatch as mismatch:
+        if not any(m.id.startswith("hint.") for m in mismatch.messages):
+            raise
+
+
 def _expect_form(
     got: Any, want: np.ndarray, *, what: str, dtype: bool, hints: Sequence[tuple[Any, str]], tol: Tolerance
 ) -> None:
@@ -188,9 +201,10 @@ def _expect_form(
         kind = DTYPE_KINDS.get(got.dtype.kind, "other") if hidden else str(got.dtype)[:80]
         raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": kind})])
     if got.shape != want.shape:
-        # On a hidden test the student's shape is not echoed: its sizes could encode inputs.
+        # On a hidden test neither shape is shown: the student's sizes could encode inputs, and
+        # the expected ones are the hidden input's. Only how they differ is said.
         shape = (
-            Message("check.shape_hidden", {"what": what, "expected": str(want.shape)})
+            Message(_shape_relation(got.shape, want.shape), {"what": what})
             if hidden
             else Message("check.shape", {"what": what, "actual": str(got.shape), "expected": str(want.shape)})
         )
@@ -208,6 +222,12 @@ def _expect_form(
         raise Mismatch(messages + _hint_messages(got, hints, tol))
 
 
+def _shape_relation(got: tuple[int, ...], want: tuple[int, ...]) -> str:
+    if len(got) < len(want):
+        return "check.shape_fewer_axes"
+    return "check.shape_more_axes" if len(got) > len(want) else "check.shape_other_sizes"
+
+
 def _values_message(got: np.ndarray, want: np.ndarray, ok: np.ndarray, what: str, tol: Tolerance) -> Message:
     """Where the values are furthest from the reference, and by how much."""
     g, w = got.astype(np.float64), want.astype(np.float64)
@@ -216,9 +236,9 @@ def _values_message(got: np.ndarray, want: np.ndarray, ok: np.ndarray, what: str
     index = str(tuple(int(i) for i in worst))
     rel = float(err[worst] / max(abs(float(w[worst])), 1e-300))
     if is_hidden():
-        # The index and an order of magnitude of the worst error: enough to find a bug, a
-        # deliberately small channel for anything else (the count is left out).
-        return Message("check.values_hidden", {"what": what, "index": index, "rel_err": _sig1(rel), "rtol": tol.rtol})
+        # Nothing computed from the answer: its index would give the hidden input's sizes away
+        # and its error is a number the student's code chose.
+        return Message("check.values_hidden", {"what": what})
     return Message(
         "check.values_public",
         {
@@ -301,10 +321,10 @@ def expect_keys(got: Any, keys: Iterable[str], *, what: str) -> None:
     missing = sorted(set(keys) - set(got))
     extra = sorted(str(k)[:40] for k in set(got) - set(keys))
     if missing or extra:
-        params = {"what": what, "expected": ", ".join(keys), "missing": ", ".join(missing) or "-"}
-        # Unexpected key names are the student's own strings: counted, not shown, when hidden.
         if is_hidden():
-            raise Mismatch([Message("check.keys_hidden", params | {"extra": len(extra)})])
+            # Which keys are missing, and how many others there are, is the student's choice.
+            raise Mismatch([Message("check.keys_hidden", {"what": what, "expected": ", ".join(keys)})])
+        params = {"what": what, "expected": ", ".join(keys), "missing": ", ".join(missing) or "-"}
         raise Mismatch([Message("check.keys", params | {"extra": ", ".join(extra) or "-"})])
 
 
@@ -320,6 +340,21 @@ def expect_raises(exc_type: type[Exception], *, what: str) -> Iterator[None]:
     except exc_type:
         return
     raise Mismatch([Message("check.did_not_raise", {"what": what, "exc_type": exc_type.__name__})])
+
+
+def expect_untouched(changed: Sequence[str], *, function: str) -> None:
+    """The call left its inputs as they were (``changed``: what the worker saw modified,
+    already limited to the names of the arguments we passed)."""
+    if changed:
+        raise Mismatch([Message("check.mutated", {"function": function, "names": ", ".join(changed)})])
+
+
+def expect_called_once(calls: int, *, function: str) -> None:
+    """The function called the sublayer it was given exactly once."""
+    if calls != 1:
+        if is_hidden():  # the count is the student's number
+            raise Mismatch([Message("check.sublayer_calls_hidden", {"function": function})])
+        raise Mismatch([Message("check.sublayer_calls", {"function": function, "calls": calls})])
 
 
 class Sublayer(WireCallable):

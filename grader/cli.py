@@ -17,6 +17,7 @@ from grader.faults import GraderFault
 from grader.messages import Message, render
 from grader.model import Report
 from grader.report import reporters
+from grader.sandbox.inside.protocol import clean_text
 from grader.settings import Settings, SettingsError, load
 from grader.submission import SubmissionError
 
@@ -83,6 +84,8 @@ output_option = click.option(
 
 
 def _emit(text: str, output: str | None) -> None:
+    """Print or write a report; any Python string survives (lone surrogates are escaped)."""
+    text = clean_text(text)
     if output:
         Path(output).write_text(text, encoding="utf-8")
     else:
@@ -241,9 +244,9 @@ def autograde(
         for outcome in outcomes:
             counts[outcome.state] += 1
             if outcome.state is State.GRADED:
-                click.echo(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}")
+                click.echo(clean_text(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"))
             elif outcome.state is State.FAILED:
-                click.echo(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}", err=True)
+                click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
     click.echo(

@@ -8,6 +8,9 @@ source checkout (or editable install), or in the copy an instructor's wheel carr
 
 from __future__ import annotations
 
+import ast
+import re
+from functools import cache
 from pathlib import Path
 
 EXERCISES: dict[str, tuple[str, ...]] = {
@@ -78,3 +81,22 @@ def public_tests() -> list[Path]:
 
 def hidden_tests() -> list[Path]:
     return in_lesson_order(list(suites_dir().glob("test_*.py")))
+
+
+@cache
+def parameters(function: str) -> tuple[str, ...]:
+    """The parameter names of a graded function, as its stub declares them (``x``, ``gamma``)."""
+    tree = ast.parse((exercises_dir() / f"{MODULE_OF[function]}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            return tuple(a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
+    return ()
+
+
+def parameter_name(function: str, name: str) -> str:
+    """``arg0`` as the spec names that position (``x``); other names as they are."""
+    match = re.fullmatch(r"arg(\d+)", name)
+    names = parameters(function)
+    if match is not None and int(match.group(1)) < len(names):
+        return names[int(match.group(1))]
+    return name

@@ -8,29 +8,9 @@ grading without a score.
 
 from __future__ import annotations
 
-import builtins
-
 from grader.messages import Message
 from grader.model import Status
-
-BUILTIN_EXCEPTIONS = frozenset(
-    name for name, obj in vars(builtins).items() if isinstance(obj, type) and issubclass(obj, BaseException)
-)
-"""The only exception names shown on hidden tests: a class name the student chose could carry
-hidden inputs out through the feedback."""
-SAFE_TYPE_NAMES = frozenset(
-    {"NoneType", "bool", "int", "float", "complex", "str", "bytes", "list", "tuple", "dict", "set", "module", "type"}
-)
-
-
-def builtin_name(name: object) -> str:
-    """``name`` if it is a built-in exception's name, else a neutral phrase."""
-    return name if isinstance(name, str) and name in BUILTIN_EXCEPTIONS else "an exception"
-
-
-def safe_type_name(name: object) -> str:
-    """A type name from a fixed vocabulary: anything the student named themselves is hidden."""
-    return name if isinstance(name, str) and name in SAFE_TYPE_NAMES else "an object of another type"
+from grader.vocabulary import builtin_name, safe_type_name
 
 
 class GraderFault(Exception):

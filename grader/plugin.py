@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from grader import checks, discovery
+from grader import checks, discovery, vocabulary
 from grader.faults import GraderFault, StudentFault
 from grader.messages import Message
 from grader.model import CheckResult, Status, Visibility
@@ -65,6 +65,7 @@ class GradingPlugin:
     @pytest.fixture
     def student(self, request: pytest.FixtureRequest) -> Any:
         self.proxy.take_output()
+        self.proxy.answers = 0
         return discovery.FIXTURES["student"](self._context(request.node))
 
     @pytest.fixture
@@ -134,39 +135,13 @@ class GradingPlugin:
         key = _key(item)
         meta = self.meta[key]
         hidden = meta.visibility is Visibility.HIDDEN
-        messages: list[Message] = []
         exc = call.excinfo.value if call.excinfo is not None else None
         if report.passed:
-            status = Status.PASSED
+            status, messages = Status.PASSED, []
         elif report.skipped:
-            status = Status.SKIPPED
-            messages = [Message("result.skipped")]
-        elif isinstance(exc, StudentFault):
-            status = exc.status
-            messages = list(exc.messages) + ([] if hidden else list(exc.private))
-        elif isinstance(exc, checks.Mismatch):
-            status = Status.FAILED
-            messages = list(exc.messages)
-        elif isinstance(exc, (AssertionError, pytest.fail.Exception)) and not hidden:
-            status = Status.FAILED
-            messages = [Message("check.assertion", {"text": str(exc)[:1500] or "assert"})]
-        elif isinstance(exc, Exception) and not isinstance(exc, GraderFault) and not hidden:
-            # A public test is plain numpy on the student's answer: an answer of the wrong kind
-            # (None, a dict, a scalar) makes it raise. That is a failed check, not our fault; the
-            # reference passing every public test shows the tests themselves are sound.
-            status = Status.FAILED
-            messages = [Message("check.public_error", {"text": f"{type(exc).__name__}: {exc}"[:1500]})]
-        elif isinstance(exc, (AssertionError, pytest.fail.Exception)):
-            # A bare assert in a hidden test: its text could print hidden values, so say less.
-            status = Status.FAILED
-            messages = [Message("check.failed_hidden")]
+            status, messages = Status.SKIPPED, [Message("result.skipped")]
         else:
-            # A fault of the grader: record it once, stop the run, issue no score.
-            detail = str(exc) if isinstance(exc, GraderFault) else report.longreprtext[-3000:]
-            self.grader_faults.append(f"{key}: {detail}")
-            item.session.shouldstop = "grader fault"
-            status = Status.ERROR
-            messages = [Message("result.grader_fault")]
+            status, messages = self._failure(exc, hidden, item, report)
         output = self.proxy.take_output()
         self.results[key] = CheckResult(
             name=meta.name,
@@ -176,10 +151,39 @@ class GradingPlugin:
             status=status,
             score=meta.points if status is Status.PASSED else 0.0,
             max_score=meta.points,
-            messages=tuple(messages),
+            # The one rule of hidden feedback, applied to every message of every hidden test.
+            messages=vocabulary.for_hidden(messages) if hidden else tuple(messages),
             student_output="" if hidden else output[:OUTPUT_SHOWN],
             seconds=time.monotonic() - self._started.get(key, time.monotonic()),
         )
+
+    def _failure(
+        self, exc: BaseException | None, hidden: bool, item: pytest.Item, report: pytest.TestReport
+    ) -> tuple[Status, list[Message]]:
+        """The status and messages of a test that did not pass, by what stopped it."""
+        if isinstance(exc, StudentFault):
+            return exc.status, list(exc.messages) + ([] if hidden else list(exc.private))
+        if isinstance(exc, checks.Mismatch):
+            return Status.FAILED, list(exc.messages)
+        if isinstance(exc, (AssertionError, pytest.fail.Exception)):
+            if hidden:  # a bare assert in a hidden test: its text could print hidden values
+                return Status.FAILED, [Message("check.failed_hidden")]
+            return Status.FAILED, [Message("check.assertion", {"text": str(exc)[:1500] or "assert"})]
+        if isinstance(exc, Exception) and not isinstance(exc, GraderFault) and not hidden:
+            # A public test is plain numpy on the student's answer: an answer of the wrong kind
+            # (None, a dict, a scalar) makes it raise. That is a failed check, not our fault; the
+            # reference passing every public test shows the tests themselves are sound.
+            return Status.FAILED, [Message("check.public_error", {"text": f"{type(exc).__name__}: {exc}"[:1500]})]
+        if isinstance(exc, Exception) and not isinstance(exc, GraderFault) and self.proxy.answers:
+            # Our code failed while handling the student's answer (an int too large for a
+            # float, a string where a number goes): by its origin, the student's outcome. The
+            # reference passing every hidden test shows the suites are sound on our own data.
+            return Status.FAILED, [Message("check.unusable_answer", {"function": self.proxy.last_function})]
+        # A fault of the grader (our code on our data): record it once, stop, issue no score.
+        detail = str(exc) if isinstance(exc, GraderFault) else report.longreprtext[-3000:]
+        self.grader_faults.append(f"{_key(item)}: {detail}")
+        item.session.shouldstop = "grader fault"
+        return Status.ERROR, [Message("result.grader_fault")]
 
     # -- after the run -----------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from grader import course
 from grader.course import MODULE_OF
 from grader.faults import (
     BadResult,
@@ -32,6 +33,8 @@ from grader.faults import (
     student_raised,
 )
 from grader.messages import Message
+from grader.sandbox import answers
+from grader.sandbox.answers import SublayerRecord
 from grader.sandbox.client import Reply, ReplyKind
 from grader.sandbox.limits import Limits
 from grader.submission import Prepared
@@ -54,42 +57,29 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _finite_seconds(value: object) -> float:
-    try:
-        seconds = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError, OverflowError):
-        return 0.0
-    return seconds if 0.0 <= seconds < 1e9 else 0.0
-
-
 @dataclass
 class CallRecord:
     """What the harness observed around the last call (diagnostics, not verdicts)."""
 
     function: str
     mutated: list[str] = field(default_factory=list)
-    """Names of array arguments the student's function changed in place."""
-    callables: list[dict[str, Any]] = field(default_factory=list)
-    """Per sublayer passed in: how many times it was called and its first inputs."""
+    """Parameters the student's function changed in place, by their names in the spec."""
+    sublayers: tuple[SublayerRecord, ...] | None = ()
+    """Per sublayer passed in: how many times it was called and its first inputs (None when
+    the worker's record of them was unreadable)."""
     stdout: str = ""
     seconds: float = 0.0
 
     def sublayer(self, index: int = 0) -> tuple[int, list[np.ndarray]]:
         """How often sublayer ``index`` was called, and the first inputs it received.
 
-        The record comes from the student's process, so it is validated like any answer:
-        a malformed record is the student's fault, never a grader crash.
+        The record comes from the student's process and was checked at the edge: an unreadable
+        one is the student's fault, never a grader crash.
         """
-        try:
-            record = self.callables[index]
-            calls, inputs = record["calls"], record["inputs"]
-            if type(calls) is not int or not isinstance(inputs, list):
-                raise TypeError
-            if not all(type(a) is np.ndarray for a in inputs):
-                raise TypeError
-        except (IndexError, KeyError, TypeError):
-            raise BadResult(self.function, [Message("fault.bad_record", {"function": self.function})]) from None
-        return calls, inputs
+        if self.sublayers is None or not 0 <= index < len(self.sublayers):
+            raise BadResult(self.function, [Message("fault.bad_record", {"function": self.function})])
+        record = self.sublayers[index]
+        return record.calls, list(record.inputs)
 
 
 class Caller(Protocol):
@@ -110,6 +100,10 @@ class StudentProxy:
         self._strikes: dict[str, int] = {}
         self._spent = 0.0
         self.last_call: CallRecord | None = None
+        self.last_function = ""
+        self.answers = 0
+        """How many calls have answered (returned or raised) since the count was last reset:
+        the plugin tells a fault of our code from one caused by the student's answer by it."""
         self.output: list[str] = []
         """Print output of the calls made during the current test."""
 
@@ -136,6 +130,7 @@ class StudentProxy:
 
     def _call(self, function: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         self.last_call = None
+        self.last_function = function
         if self._prepared.unreadable is not None:
             raise StudentFault(function, [self._prepared.unreadable])
         module = self._module(function)
@@ -157,18 +152,26 @@ class StudentProxy:
         start = time.monotonic()
         reply = self._worker.call(function, args, kwargs, seconds=seconds)
         self._spent += time.monotonic() - start
-        return self._interpret(function, module, reply, seconds)
+        return self._interpret(function, module, reply, seconds, args, kwargs)
 
-    def _interpret(self, function: str, module: str, reply: Reply, seconds: float) -> Any:
+    def _interpret(
+        self, function: str, module: str, reply: Reply, seconds: float, args: list[Any], kwargs: dict[str, Any]
+    ) -> Any:
         if reply.kind is ReplyKind.TIMEOUT:
             raise self._timed_out(function, module, reply, seconds)
         if reply.kind is ReplyKind.DIED:
             raise self._died(function, module, reply)
         if reply.kind is ReplyKind.INVALID:
             raise self._bad_result(function, reply.detail)
-        return self._answer(function, module, reply.message)
+        self.answers += 1
+        return self._answer(function, module, answers.parse(reply.message, args, kwargs))
 
     def _timed_out(self, function: str, module: str, reply: Reply, seconds: float) -> StudentFault:
+        if seconds < self._limits.call_seconds:
+            # What was left of the budget depends on how long the student's code ran: only the
+            # budget we set is named.
+            budget = Message("fault.budget_spent", {"seconds": self._limits.submission_seconds})
+            return StudentTimeout(function, [budget])
         if reply.importing:
             fault = StudentTimeout(
                 function, [Message("fault.import_timeout", {"module": f"{module}.py", "seconds": seconds})]
@@ -178,55 +181,30 @@ class StudentProxy:
         self._strikes[function] = self._strikes.get(function, 0) + 1
         return StudentTimeout(function, [Message("fault.timeout", {"function": function, "seconds": seconds})])
 
-    def _answer(self, function: str, module: str, message: dict[str, Any]) -> Any:
-        """The result of a call that answered; every other status raises its fault."""
-        status = message.get("status")
-        output = "".join(str(message.get(k, "")) for k in ("stdout", "stderr"))
-        if output.strip():
-            self.output.append(output)
-        if status == "import_error":
+    def _answer(self, function: str, module: str, answer: answers.Answer) -> Any:
+        """The result of a call that returned; every other answer raises its fault."""
+        if isinstance(answer, answers.Malformed):
+            raise self._bad_result(function, answer.detail)
+        if answer.output.strip():
+            self.output.append(answer.output)
+        if isinstance(answer, answers.ImportFailed):
             fault = StudentImportError(
-                function,
-                f"{module}.py",
-                str(message.get("exc_type")),
-                message.get("builtin_type"),
-                str(message.get("message", "")),
-                str(message.get("traceback", "")),
+                function, f"{module}.py", answer.exc_type, answer.builtin_type, answer.message, answer.traceback
             )
             self._broken_modules[module] = fault
             raise fault
-        if status == "missing":
-            found = message.get("found")
-            raise StudentMissing(function, f"{module}.py", None if found is None else str(found))
-        if status == "raised":
-            raise student_raised(
-                function,
-                str(message.get("exc_type")),
-                message.get("builtin_type"),
-                str(message.get("message", "")),
-                str(message.get("traceback", "")),
-            )
-        if status == "unencodable":
-            raise self._bad_result(function, str(message.get("detail")))
-        return self._result(function, message, output)
-
-    def _result(self, function: str, message: dict[str, Any], output: str) -> Any:
-        mutated, records = message.get("mutated", []), message.get("callables", [])
-        # The response is written by the student's process: every field is checked like an answer.
-        if message.get("status") != "ok" or "result" not in message:
-            raise self._bad_result(function, "malformed response")
-        if not isinstance(mutated, list) or not isinstance(records, list):
-            raise self._bad_result(function, "malformed response")
-        if not all(isinstance(m, str) for m in mutated):
-            raise self._bad_result(function, "malformed record of modified arguments")
+        if isinstance(answer, answers.Missing):
+            raise StudentMissing(function, f"{module}.py", answer.found)
+        if isinstance(answer, answers.Raised):
+            raise student_raised(function, answer.exc_type, answer.builtin_type, answer.message, answer.traceback)
         self.last_call = CallRecord(
             function=function,
-            mutated=[m[:100] for m in mutated],
-            callables=records,
-            stdout=output,
-            seconds=_finite_seconds(message.get("seconds", 0.0)),
+            mutated=[course.parameter_name(function, name) for name in answer.mutated],
+            sublayers=answer.sublayers,
+            stdout=answer.output,
+            seconds=answer.seconds,
         )
-        return message["result"]
+        return answer.result
 
     @staticmethod
     def _bad_result(function: str, detail: str) -> BadResult:

@@ -43,9 +43,7 @@ def public_text() -> str:
     from grader.integrations.student_zip import student_files
 
     return "\n".join(
-        source.read_text()
-        for source, _ in student_files()
-        if source.suffix in (".py", ".json", ".md", ".j2", ".toml")
+        source.read_text() for source, _ in student_files() if source.suffix in (".py", ".json", ".md", ".j2", ".toml")
     )
 
 

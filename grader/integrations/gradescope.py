@@ -18,6 +18,7 @@ from pathlib import Path
 from grader import course
 from grader.course import MODULES
 from grader.report import reporters
+from grader.report.store import write_atomic
 from grader.runner import Options, grade
 
 SETUP_SH = r"""#!/usr/bin/env bash
@@ -84,7 +85,7 @@ def run(root: Path) -> int:
     results.mkdir(parents=True, exist_ok=True)
     options = Options()
     report = grade(find_submission(root / "submission"), options)
-    (results / "results.json").write_text(reporters.to_gradescope(report, options.settings.lang), encoding="utf-8")
+    write_atomic(results / "results.json", reporters.to_gradescope(report, options.settings.lang))
     return 0
 
 

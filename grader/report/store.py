@@ -18,11 +18,14 @@ from grader.report.encoding import report_from_data, report_to_data
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step (same directory, then ``os.replace``)."""
+    """Replace ``path`` with ``text`` in one step (same directory, then ``os.replace``).
+
+    Any Python string can be written: a lone surrogate (from a student's print, answer or file
+    name) is escaped as ``\\udXXX`` instead of stopping the write."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

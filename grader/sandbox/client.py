@@ -104,6 +104,19 @@ class Reply:
     stderr: str = ""
 
 
+FRAMES_QUEUED = 4
+"""Raw frames read ahead of the call that wants them; with the frame cap, this bounds what a
+flood of forged frames can hold in memory."""
+
+
+def _decoded(payload: bytes) -> tuple[FrameKind, Any]:
+    """A frame's payload as data, or why it is not a response."""
+    try:
+        return FrameKind.FRAME, protocol.decode(payload)
+    except (protocol.ProtocolError, MemoryError, RecursionError, ValueError) as exc:
+        return FrameKind.INVALID, f"{type(exc).__name__}: {exc}"
+
+
 class Worker:
     """A restartable worker process for one submission."""
 
@@ -112,7 +125,8 @@ class Worker:
         self.setup = setup
         self.limits = limits
         self.proc: subprocess.Popen[bytes] | None = None
-        self.frames: queue.Queue[tuple[FrameKind, Any]] = queue.Queue()
+        self.frames: queue.Queue[tuple[FrameKind, Any]] = queue.Queue(FRAMES_QUEUED)
+        self._stop_reading = threading.Event()
         self.launch: Launch | None = None
         self.ready: dict[str, Any] = {}
         self._req_w = -1
@@ -146,10 +160,12 @@ class Worker:
         os.close(req_r)
         os.close(resp_w)
         self._req_w = req_w
-        self.frames = queue.Queue()
+        self.frames = queue.Queue(FRAMES_QUEUED)
+        self._stop_reading = threading.Event()
         for stream, buffer in ((self.proc.stdout, self._stdout), (self.proc.stderr, self._stderr)):
             threading.Thread(target=_drain, args=(stream, buffer), daemon=True).start()
-        threading.Thread(target=self._read_frames, args=(resp_r, self.frames), daemon=True).start()
+        reader = (resp_r, self.frames, self._stop_reading)
+        threading.Thread(target=self._read_frames, args=reader, daemon=True).start()
         setup = dict(self.setup, directory=launch.directory)
         if launch.seccomp is not None:
             import numpy as np
@@ -164,20 +180,32 @@ class Worker:
             raise GraderFault(f"the worker did not start ({reply.kind.value}): {reply.detail} {reply.stderr[-2000:]}")
         self.ready = reply.message
 
-    def _read_frames(self, fd: int, frames: queue.Queue[tuple[FrameKind, Any]]) -> None:
+    def _read_frames(self, fd: int, frames: queue.Queue[tuple[FrameKind, Any]], stop: threading.Event) -> None:
+        """Read raw frames (their size checked before they are read) into a short queue. A
+        worker that writes faster than the grader reads blocks on its full pipe; nothing is
+        decoded here, so nothing of a frame costs more than its bytes until a call wants it."""
+
+        def put(item: tuple[FrameKind, Any]) -> bool:
+            while not stop.is_set():
+                try:
+                    frames.put(item, timeout=0.2)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
         try:
             while True:
                 header = protocol.read_exact(fd, protocol.FRAME_HEADER_SIZE)
                 n = protocol.frame_length(header, self.limits.result_bytes)
-                frames.put((FrameKind.FRAME, protocol.decode(protocol.read_exact(fd, n))))
+                if not put((FrameKind.FRAME, protocol.read_exact(fd, n))):
+                    return
         except EOFError:
-            frames.put((FrameKind.EOF, None))
-        except (protocol.ProtocolError, MemoryError) as exc:
-            frames.put((FrameKind.INVALID, f"{type(exc).__name__}: {exc}"))
+            put((FrameKind.EOF, None))
+        except protocol.ProtocolError as exc:
+            put((FrameKind.INVALID, f"{type(exc).__name__}: {exc}"))
         except OSError as exc:
-            frames.put((FrameKind.EOF, str(exc)))
-        except Exception as exc:  # whatever the bytes were, this call fails, not the grader
-            frames.put((FrameKind.INVALID, f"{type(exc).__name__}: {exc}"))
+            put((FrameKind.EOF, str(exc)))
         finally:
             os.close(fd)
 
@@ -186,6 +214,7 @@ class Worker:
 
     def kill(self) -> None:
         """Kill the worker and everything in its session; safe to call twice."""
+        self._stop_reading.set()
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -223,6 +252,8 @@ class Worker:
                 kind, value = self.frames.get(timeout=remaining)
             except queue.Empty:
                 continue
+            if kind is FrameKind.FRAME:
+                kind, value = _decoded(value)
             if kind is FrameKind.EOF:
                 return self._ended(deadline, importing)
             forged = nonce is not None and (not isinstance(value, dict) or value.get("nonce") != nonce)

@@ -38,8 +38,9 @@ class Limits:
     """RLIMIT_FSIZE: the largest file the worker may write."""
     processes: int = 64
     """RLIMIT_NPROC, applied when the worker runs as its own unprivileged uid (threads count)."""
-    result_bytes: int = 64 << 20
-    """Largest response frame accepted from the worker."""
+    result_bytes: int = 8 << 20
+    """Largest response frame accepted from the worker (the lab's answers are a few kB; the
+    cap bounds what one answer can cost the grader in memory)."""
     output_bytes: int = 64 << 10
     """Bytes of raw stdout/stderr kept from the worker process (the rest is counted)."""
     tmpfs_bytes: int = 32 << 20

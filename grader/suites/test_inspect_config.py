@@ -8,6 +8,7 @@ test names, in a comment, the mistake it is there to catch.
 
 import copy
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -638,9 +639,12 @@ def test_unknown_model_type_falls_back_on_the_eps_key(student: StudentProxy, ref
 
 
 @pytest.mark.points(2)
-def test_config_without_family_or_eps_key_raises(student: StudentProxy) -> None:
+def test_config_without_family_or_eps_key_raises(student: StudentProxy, reference: Reference) -> None:
     """A config of an unknown family without any eps key is refused with ValueError."""
     # mistake: guessing a norm type (or returning a report with eps None) instead of refusing
+    # Refusing earns points only from an inspect_config that also reads a config it can read.
+    config = bank("llama-2-7b.json")
+    expect_fields(report_of(student, config), reference.inspect_config(config), ["norm_type", "eps", "placement"])
     for config in (
         {"model_type": "mystery_lm", "hidden_size": 512, "num_hidden_layers": 8},
         {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100},
@@ -660,20 +664,50 @@ def test_path_argument(student: StudentProxy, reference: Reference) -> None:
         )
 
 
+NORM_WORDS = {"layernorm": ("LayerNorm",), "rmsnorm": ("RMSNorm",), "gemma_rmsnorm": ("RMSNorm", "1 + weight")}
+PLACEMENT_WORDS = {
+    "pre": "pre-norm",
+    "post": "post-norm",
+    "sandwich": "sandwich",
+    "post_sublayer": "norm-on-output",
+    "parallel": "parallel",
+}
+EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*\d+\b|\b0\.0{3,}\d+\b")
+SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
+
+
+def expect_note(note: Any, want: dict[str, Any]) -> None:
+    """The note says what the report says, and nothing that contradicts it: the right norm and
+    placement words (and no other's), the eps (and no other eps), the count, in 2 to 4
+    sentences. A note that lists every name and value contradicts itself and fails."""
+    what = 'inspect_config(config)["note"]'
+    expect_value(isinstance(note, str), True, what=f"the type of {what}")
+    sentences = [part for part in SENTENCE_END.split(note.strip()) if part.strip()]
+    expect_value(2 <= len(sentences) <= 4, True, what=f"the number of sentences in {what}")
+    own = set(NORM_WORDS[want["norm_type"]])
+    for word in {w for words in NORM_WORDS.values() for w in words}:
+        expect_value(word in note, word in own, what=f"the norm type, in words, in {what}")
+    for placement, word in PLACEMENT_WORDS.items():
+        if placement == want["placement"]:
+            expect_value(word in note, True, what=f"the placement, in words, in {what}")
+        elif word not in PLACEMENT_WORDS[want["placement"]]:
+            expect_value(word in note, False, what=f"the placement, in words, in {what}")
+    eps = want["eps"]
+    numbers = {float(n) for n in EPS_LIKE.findall(note)}
+    expect_value(numbers == {eps}, True, what=f"the eps value in {what}")
+    expect_value(re.search(rf"\b{want['n_norms']}\b", note) is not None, True, what=f"the number of norms in {what}")
+
+
 @pytest.mark.points(2)
 def test_note_names_norm_and_eps(student: StudentProxy, reference: Reference) -> None:
-    """The note names the norm type in words and writes the eps value."""
-    # mistake: a fixed template note (always "RMSNorm", always 1e-06), or the (1 + weight)
-    # scale of Gemma-style norms left out
-    words = {"layernorm": ("LayerNorm",), "rmsnorm": ("RMSNorm",), "gemma_rmsnorm": ("RMSNorm", "1 + weight")}
+    """The note says, in 2 to 4 sentences, the norm type in words, the eps, the placement and
+    how many norms to build, consistently with the report."""
+    # mistake: a fixed template note (always "RMSNorm", always 1e-06), the (1 + weight) scale of
+    # Gemma-style norms left out, or a note that lists every name and value
     configs = [*all_bank_configs(), ROBERTA_BASE, GEMMA_7B, INTERNLM2_7B, STABLELM2_1_6B]
     for config in configs:
         want = reference.inspect_config(config)
-        note = report_of(student, config)["note"]
-        expect_value(isinstance(note, str), True, what='type of inspect_config(config)["note"]')
-        for word in words[want["norm_type"]]:
-            expect_value(word in note, True, what=f'"{word}" in inspect_config(config)["note"]')
-        eps = want["eps"]
-        expect_value(
-            repr(eps) in note or format(eps, "g") in note, True, what='the eps value in inspect_config(config)["note"]'
-        )
+        report = report_of(student, config)
+        # The note earns points only with a report that is right about what the note says.
+        expect_fields(report, want, ["norm_type", "eps", "placement", "n_norms"])
+        expect_note(report["note"], want)

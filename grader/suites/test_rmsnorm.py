@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numpy.typing import DTypeLike
 
-from grader.checks import TOLERANCES, expect, expect_array
+from grader.checks import TOLERANCES, expect, expect_array, expect_attempt, expect_untouched
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.suites import _mistakes as m
@@ -131,10 +131,11 @@ def test_inputs_not_modified(student: StudentProxy, reference: Reference, rng: n
     x, gamma = _case(rng, (4, 8))
     got = student.rmsnorm(x, gamma, eps=EPS)
     changed = student.recorded().mutated
-    # Only a correct answer earns these points: the record of changes comes from the student's
+    # Only an honest attempt earns these points: the record of changes comes from the student's
     # own process, and untouched inputs alone are no achievement.
-    expect_array(got, reference.rmsnorm(x, gamma, eps=EPS), what="rmsnorm(x, gamma, eps)")
-    expect(not changed, "check.mutated", function="rmsnorm", names=", ".join(changed))
+    want = reference.rmsnorm(x, gamma, eps=EPS)
+    expect_attempt(got, want, what="rmsnorm(x, gamma, eps)", hints=m.rmsnorm_hints(x, gamma, EPS))
+    expect_untouched(changed, function="rmsnorm")
 
 
 # --- backward ----------------------------------------------------------------------------------
@@ -208,5 +209,9 @@ def test_backward_inputs_not_modified(student: StudentProxy, reference: Referenc
     changed = student.recorded().mutated
     want = reference.rmsnorm_backward(dout, x, gamma, eps=EPS)
     expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="rmsnorm_backward", n=2)
-    expect_array(got[0], want[0], what="dx", tol=TOLERANCES["algorithm"])
-    expect(not changed, "check.mutated", function="rmsnorm_backward", names=", ".join(changed))
+    x64, g64, d64 = (a.astype(np.float64) for a in (x, gamma, dout))
+    no_correction = m.rms_backward_no_correction(d64, x64, g64, EPS)
+    expect_attempt(
+        got[0], want[0], what="dx", tol=TOLERANCES["algorithm"], hints=[(no_correction, "hint.backward_no_correction")]
+    )
+    expect_untouched(changed, function="rmsnorm_backward")

@@ -84,10 +84,22 @@ def encode(obj: Any) -> bytes:
     return b"".join(parts)
 
 
+def clean_text(text: str) -> str:
+    """``text`` with any lone surrogate escaped (``\\ud800``): JSON allows them, but no file,
+    terminal or database the grader writes to does, so none gets past the channel."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def _decode_tree(node: Any, arrays: list[np.ndarray], depth: int, requests: bool) -> Any:
     if depth > MAX_DEPTH:
         raise ProtocolError("structure nested too deeply")
-    if node is None or isinstance(node, (bool, int, float, str)):
+    if isinstance(node, str):
+        return clean_text(node)
+    if node is None or isinstance(node, (bool, int, float)):
         return node
     if isinstance(node, list):
         return [_decode_tree(v, arrays, depth + 1, requests) for v in node]
@@ -105,16 +117,16 @@ def _decode_tree(node: Any, arrays: list[np.ndarray], depth: int, requests: bool
         declared = node.get("type", "numpy.ndarray")
         # A subclass or masked array arrives as its bare data; refuse it rather than grade
         # values whose meaning the student's class may have changed.
-        return value if declared == "numpy.ndarray" else Unsupported(str(declared))
+        return value if declared == "numpy.ndarray" else Unsupported(clean_text(str(declared))[:200])
     if len(node) != 1:
         raise ProtocolError("malformed node")
     ((key, value),) = node.items()
     if key == "$tuple" and isinstance(value, list):
         return tuple(_decode_tree(v, arrays, depth + 1, requests) for v in value)
     if key == "$dict" and isinstance(value, dict):
-        return {str(k): _decode_tree(v, arrays, depth + 1, requests) for k, v in value.items()}
+        return {clean_text(str(k)): _decode_tree(v, arrays, depth + 1, requests) for k, v in value.items()}
     if key == "$unsupported":
-        return Unsupported(str(value))
+        return Unsupported(clean_text(str(value))[:200])
     # Only requests (trusted -> worker) may describe callables or files; a worker that sends
     # one back is refusing to answer with data.
     if requests and key in ("$callable", "$file") and isinstance(value, dict):
@@ -141,15 +153,23 @@ def _check_npy_header(blob: io.BytesIO, size: int) -> None:
     blob.seek(0)
 
 
-def decode(payload: bytes, *, requests: bool = False, max_arrays: int = 4096) -> Any:
+MAX_HEADER = 1 << 20
+"""Largest JSON header accepted: the bulk of an answer travels as array blobs, and a JSON tree
+costs many times its size in memory once parsed."""
+
+
+def decode(payload: bytes, *, requests: bool = False, max_arrays: int = 4096, max_header: int = MAX_HEADER) -> Any:
     """Parse a payload into its tree; arrays come back as plain ``np.ndarray``.
 
     ``requests=True`` (the worker reading the grader's requests) also accepts callable and
-    file descriptions. Raises :class:`ProtocolError` on anything malformed."""
+    file descriptions. The header's size is checked before it is parsed. Raises
+    :class:`ProtocolError` on anything malformed."""
     view = memoryview(payload)
     if len(view) < _HEADER_LEN.size:
         raise ProtocolError("truncated header")
     (hlen,) = _HEADER_LEN.unpack(view[: _HEADER_LEN.size])
+    if hlen > max_header:
+        raise ProtocolError(f"header of {hlen} bytes exceeds the {max_header}-byte limit")
     pos = _HEADER_LEN.size + hlen
     if pos > len(view):
         raise ProtocolError("truncated header")

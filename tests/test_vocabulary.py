@@ -1,0 +1,120 @@
+"""The rule of hidden feedback: only our fixed vocabulary, never a value the student chose.
+
+Three layers are tested: the declarations (every message a hidden test may show, and the kind
+of each of its parameters, against the catalog's templates), the guard that applies them to
+every hidden test, and the suites (every label they give a check is one of ours).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from grader import vocabulary
+from grader.course import suites_dir
+from grader.messages import LANGUAGES, Message, catalog
+
+NEUTRAL = vocabulary.NEUTRAL
+
+
+def placeholders(template: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(template) if field}
+
+
+def test_every_message_allowed_on_hidden_tests_declares_exactly_its_parameters():
+    for message_id, kinds in vocabulary.HIDDEN.items():
+        assert message_id in catalog(), message_id
+        for lang in LANGUAGES:
+            assert placeholders(catalog()[message_id][lang]) == set(kinds), (message_id, lang)
+        assert set(kinds.values()) <= set(vocabulary.KINDS), message_id
+
+
+def test_hints_carry_no_values_at_all():
+    for message_id, templates in catalog().items():
+        if message_id.startswith("hint."):
+            assert all(not placeholders(t) for t in templates.values()), message_id
+
+
+def test_messages_that_echo_the_students_values_are_not_allowed_on_hidden_tests():
+    echoing = {"check.values_public", "check.shape", "check.keys", "check.value_public", "check.non_finite"}
+    echoing |= {"check.sublayer_calls", "check.assertion", "check.public_error", "fault.exception_text"}
+    echoing |= {"fault.traceback", "fault.died_detail", "fault.bad_result_detail", "report.printed"}
+    assert not echoing & set(vocabulary.HIDDEN)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message("check.values_hidden", {"what": "rmsnorm(x, gamma, eps)", "index": "(0, 3)"}),  # an extra value
+        Message("check.values_public", {"what": "x", "count": 1, "size": 2, "index": "(0,)", "rtol": 1e-9}),
+        Message("check.not_array", {"what": "rmsnorm(x, gamma, eps)", "type": "LEAK_4096"}),  # a class name
+        Message("check.mutated", {"function": "rmsnorm", "names": "x, aaaa9"}),  # a name with a digit
+        Message("check.value_hidden", {"what": "op_counts(4096)"}),  # a literal hidden argument
+        Message("fault.raised", {"function": "rmsnorm", "exc_type": "Leak4096Error"}),
+        Message("fault.missing", {"function": "not_ours", "module": "rmsnorm.py"}),
+        Message("hint.eps_outside_sqrt", {"extra": 1}),
+        Message("report.printed", {"output": "LEAK"}),
+    ],
+)
+def test_the_guard_replaces_any_message_that_carries_something_not_ours(message):
+    assert not vocabulary.allowed_on_hidden(message)
+    assert vocabulary.for_hidden([message]) == (NEUTRAL,)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message("check.values_hidden", {"what": "rmsnorm(x, gamma, eps)"}),
+        Message("check.dtype", {"what": "dx", "actual": "float64", "expected": "float16"}),
+        Message(
+            "check.not_array", {"what": "stack_trace(x, params, eps, placement)", "type": "an object of another type"}
+        ),
+        Message("check.mutated", {"function": "postnorm_block", "names": "x, gamma"}),
+        Message("fault.raised", {"function": "rmsnorm", "exc_type": "ValueError"}),
+        Message("check.value_hidden", {"what": 'inspect_config(config)["n_layers"]'}),
+        Message("hint.eps_outside_sqrt"),
+    ],
+)
+def test_the_guard_keeps_what_is_ours(message):
+    assert vocabulary.for_hidden([message]) == (message,)
+
+
+def _literal_parts(node: ast.expr) -> list[str] | None:
+    """The literal text of a label written in a suite (a string, or an f-string's literal
+    parts). What an f-string interpolates is known only when the test runs: the guard checks
+    it there, and the trivial-implementation test makes every hidden check fail at least once
+    to prove none is withheld."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return [str(value.value) for value in node.values if isinstance(value, ast.Constant)]
+    return None
+
+
+def test_every_label_a_suite_gives_a_check_is_ours():
+    """``what=`` is shown on hidden tests: literal text without sizes or arguments."""
+    found = 0
+    for path in sorted(Path(suites_dir()).glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            for keyword in getattr(node, "keywords", []):
+                if keyword.arg != "what":
+                    continue
+                parts = _literal_parts(keyword.value)
+                if parts is None:
+                    continue  # a label passed through (a helper's parameter), checked where it is written
+                found += 1
+                text = "".join(parts)
+                assert vocabulary.is_label(text), f"{path.name}:{node.lineno}: {text!r} is not a label"
+    assert found > 30
+
+
+def test_labels_are_letters_and_code_punctuation_and_dtype_names():
+    assert vocabulary.is_label('inspect_config(config)["eps"]')
+    assert vocabulary.is_label("layernorm(x, gamma, beta, eps) on float16 input")
+    assert not vocabulary.is_label("rmsnorm(x[:, 3])")
+    assert not vocabulary.is_label("shape (4, 8)")
+    assert not re.search(r"\d", "".join(vocabulary.ROLES).replace("4-D", ""))
