@@ -264,9 +264,9 @@ def figure_files(config) -> list[File]:
 # --- 5. generated tables ----------------------------------------------------------------------
 
 NORM_WORDS = {
-    "layernorm": ("LayerNorm", "γ, β"),
-    "rmsnorm": ("RMSNorm", "γ"),
-    "gemma_rmsnorm": ("RMSNorm", "1 + w"),
+    "layernorm": "LayerNorm: γ, β",
+    "rmsnorm": "RMSNorm: γ",
+    "gemma_rmsnorm": "RMSNorm: 1 + w",
 }
 PLACEMENT_WORDS = {
     "en": {
@@ -285,12 +285,13 @@ PLACEMENT_WORDS = {
     },
 }
 FAMILY_HEADERS = {
-    "en": ("model", "norm", "scale", "eps (config key)", "placement", "norms per layer", "QK-norm", "modelling code"),
-    "pt-BR": ("modelo", "norm", "escala", "eps (chave do config)", "posição", "norms por camada", "QK-norm", "código de modelagem"),
+    "en": ("model (its modelling code)", "norm: scale", "eps and its config key", "placement", "norms per layer", "QK-norm"),
+    "pt-BR": ("modelo (o seu código)", "norm: escala", "eps e a sua chave no config", "posição", "norms por camada", "QK-norm"),
 }
 YES_NO = {"en": ("yes", "no"), "pt-BR": ("sim", "não")}
-ENC_DEC = {"en": "{} (encoder) / {} (decoder)", "pt-BR": "{} (encoder) / {} (decoder)"}
-NO_KEY = {"en": "no key, library default", "pt-BR": "sem chave, padrão da biblioteca"}
+ENC_DEC = {"en": "{} (encoder), {} (decoder)", "pt-BR": "{} (encoder), {} (decoder)"}
+NO_KEY = {"en": "no key: library default", "pt-BR": "sem chave: padrão da biblioteca"}
+TRANSFORMERS_MODELS = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
 
 
 def load_families(path: Path = FAMILIES) -> list[dict]:
@@ -299,22 +300,22 @@ def load_families(path: Path = FAMILIES) -> list[dict]:
 
 
 def families_markdown(lang: str, families: list[dict] | None = None) -> str:
-    """The model-family table, one row per entry of ``families.toml``."""
+    """The model-family table, one row per entry of ``families.toml``.
+
+    Six columns, so that it fits the text column; the model's name links to its modelling code.
+    """
     rows = ["| " + " | ".join(FAMILY_HEADERS[lang]) + " |", "|" + " --- |" * len(FAMILY_HEADERS[lang])]
     for f in families if families is not None else load_families():
-        norm, scale = NORM_WORDS[f["norm_type"]]
         key = NO_KEY[lang] if f["eps_key"] == "default" else f"`{f['eps_key']}`"
         per_layer = f["norms_per_layer"]
         per_layer = ENC_DEC[lang].format(*per_layer) if isinstance(per_layer, list) else str(per_layer)
         cells = [
-            f["model"],
-            norm,
-            scale,
-            f"{f['eps']:g} ({key})",
+            f"[{f['model']}]({TRANSFORMERS_MODELS}{f['code']})",
+            NORM_WORDS[f["norm_type"]],
+            f"{f['eps']:g}<br>{key}",
             PLACEMENT_WORDS[lang][f["placement"]],
             per_layer,
             YES_NO[lang][0 if f["qk_norm"] else 1],
-            f"`{f['code']}`",
         ]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
