@@ -49,7 +49,10 @@ class Table:
     """One ``format()`` spec per column (``"d"`` prints an integer)."""
 
     def cells(self) -> list[list[str]]:
-        return [[format(int(v) if f == "d" else v, f) for v, f in zip(row, self.formats, strict=True)] for row in self.rows]
+        def cell(value: float, spec: str) -> str:
+            return format(int(value) if spec == "d" else value, spec)
+
+        return [[cell(v, f) for v, f in zip(row, self.formats, strict=True)] for row in self.rows]
 
     def text(self, lang: str = "en") -> str:
         """Aligned plain text, as the command line prints it."""
@@ -226,9 +229,24 @@ def draw_eps_placement(table: Table, fig, lang: str) -> None:
 FIGURES = {
     f.name: f
     for f in (
-        Figure("depth-rms", "activation RMS after each layer, pre-norm vs post-norm", depth_rms_table, draw_depth_rms),
-        Figure("stack-trace", "the three norms of every sublayer, pre-norm and post-norm", stack_trace_table, draw_stack_trace),
-        Figure("eps-placement", "RMSNorm's output as the input shrinks, eps inside vs outside", eps_placement_table, draw_eps_placement),
+        Figure(
+            "depth-rms",
+            "activation RMS after each layer, pre-norm vs post-norm",
+            depth_rms_table,
+            draw_depth_rms,
+        ),
+        Figure(
+            "stack-trace",
+            "the three norms of every sublayer, pre-norm and post-norm",
+            stack_trace_table,
+            draw_stack_trace,
+        ),
+        Figure(
+            "eps-placement",
+            "RMSNorm's output as the input shrinks, eps inside vs outside",
+            eps_placement_table,
+            draw_eps_placement,
+        ),
         # TODO(gradient experiment): "grad-depth", gradient norm per layer for pre- and post-norm,
         # once solutions/ has the experiment; register it here like the three above.
     )

@@ -31,13 +31,13 @@ import os
 import re
 import shutil
 import subprocess
-import tarfile
 import sys
+import tarfile
 import tempfile
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import tomllib
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File
@@ -255,7 +255,7 @@ def figure_files(config) -> list[File]:
     out = []
     for figure in figures.FIGURES.values():
         (folder / "figures" / f"{figure.name}.svg").write_bytes(figures.svg(figure, figure.compute(), lang))
-        file = File(f"figures/{figure.name}.svg", src_dir=str(folder), dest_dir=config.site_dir, use_directory_urls=False)
+        file = File(f"figures/{figure.name}.svg", str(folder), config.site_dir, use_directory_urls=False)
         file.dest_uri = f"{prefix}figures/{figure.name}.svg"  # the pt-BR pages get the pt-BR drawing
         out.append(file)
     return out
@@ -285,8 +285,10 @@ PLACEMENT_WORDS = {
     },
 }
 FAMILY_HEADERS = {
-    "en": ("model (its modelling code)", "norm: scale", "eps and its config key", "placement", "norms per layer", "QK-norm"),
-    "pt-BR": ("modelo (o seu código)", "norm: escala", "eps e a sua chave no config", "posição", "norms por camada", "QK-norm"),
+    "en": ("model (its modelling code)", "norm: scale", "eps and its config key", "placement", "norms per layer",
+           "QK-norm"),
+    "pt-BR": ("modelo (o seu código)", "norm: escala", "eps e a sua chave no config", "posição", "norms por camada",
+              "QK-norm"),
 }
 YES_NO = {"en": ("yes", "no"), "pt-BR": ("sim", "não")}
 ENC_DEC = {"en": "{} (encoder), {} (decoder)", "pt-BR": "{} (encoder), {} (decoder)"}
