@@ -223,6 +223,16 @@ def test_page_renders_offline(page, base_url, site_page: Page):
             scales = _diagram_scales(page)
             assert min(scales) >= MIN_DIAGRAM_SCALE, f"labels shrunk to {[round(x, 2) for x in scales]} of 16 px"
 
+    # Python and shell blocks wrap long lines (site_hooks/assets/stylesheets/normlab.css) instead of
+    # hiding their ends behind a scroll bar.
+    scrolled = page.evaluate(
+        "[...document.querySelectorAll('.language-python pre > code, .language-bash pre > code')]"
+        ".filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.slice(0, 40))"
+    )
+    assert scrolled == [], "code blocks that scroll sideways"
+    python_blocks = page.locator("div.language-python").count()
+    assert python_blocks == len(code_blocks(source, "python")), "a block lost its language class"
+
     # Every image (the figures drawn at build time) arrived and decoded.
     images = page.evaluate("[...document.querySelectorAll('article img')].map(i => [i.src, i.naturalWidth])")
     assert [src for src, width in images if not width] == [], "images that did not load"
