@@ -330,6 +330,8 @@ def expand_markers(markdown: str, lang: str, where: str) -> str:
     collapsible block stays inside it.
     """
 
+    # TODO(question bank): the verification page is to be generated from the question bank
+    # (grader/questions.toml) by another issue; a "questions" marker kind here is one way in.
     def one(match: re.Match) -> str:
         kind, arg = match.group("kind"), match.group("arg")
         if kind == "families" and arg is None:
