@@ -318,9 +318,18 @@ def test_a_quiz_answers(page, base_url, url, submit, right, wrong):
 )
 def test_search_finds_pages_in_both_languages(page, base_url, url, query, expected):
     _open(page, base_url, url)
-    page.locator(".md-search__input").click()
-    page.locator(".md-search__input").press_sequentially(query, delay=20)  # Material searches on key events
     results = page.locator(".md-search-result__item a")
-    results.first.wait_for(state="attached", timeout=15000)
+    # Material searches on key events; keys typed while its worker is still indexing both languages
+    # can be answered by nothing, so type the query again (at most three times) before giving up.
+    page.locator(".md-search__input").click()
+    for _ in range(3):
+        page.locator(".md-search__input").press_sequentially(query, delay=20)
+        try:
+            results.first.wait_for(state="attached", timeout=5000)
+            break
+        except sync_api.TimeoutError:
+            page.locator(".md-search__input").press("Control+A")
+            page.locator(".md-search__input").press("Backspace")
+    results.first.wait_for(state="attached", timeout=5000)
     hrefs = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
     assert any(expected in href for href in hrefs), hrefs
