@@ -12,22 +12,32 @@
    (``on_post_page``): Material's script fetches ``sitemap.xml`` next to every such link, which
    with mkdocs-static-i18n's per-page links is a 404 on every page. The header's language
    selector keeps its per-page links, so switching language still lands on the same page.
+4. Figures come from the reference solutions at build time (``site_hooks/figures.py``): each
+   language build adds ``figures/<name>.svg`` drawn with that language's labels (``on_files``),
+   so a page in either language embeds the same path. Nothing in a figure is typed by hand.
+5. Tables generated from data replace markers in the Markdown (``on_page_markdown``):
+   ``<!-- normlab:table NAME -->`` prints the numbers of figure NAME, and
+   ``<!-- normlab:families -->`` the model-family table of ``site_hooks/families.toml``, which
+   the tests check against the reference ``inspect_config``.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import tomllib
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import get_plugin_logger
 from mkdocs.structure.files import File
@@ -38,6 +48,22 @@ HERE = Path(__file__).resolve().parent
 OWN_ASSETS = HERE / "assets"
 DEFAULT_EXTRA_LANGUAGES = ("pt-BR",)
 HEAD_ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
+MARKER = re.compile(r"^(?P<indent>[ \t]*)<!-- normlab:(?P<kind>[\w-]+)(?: (?P<arg>[\w-]+))? -->[ \t]*$", re.M)
+FAMILIES = HERE / "families.toml"
+DEFAULT_LANGUAGE = "en"
+
+
+def _load_figures():
+    """``figures.py`` next to this file (MkDocs loads hooks by path, so it is not importable by name)."""
+    spec = importlib.util.spec_from_file_location("normlab_site_figures", HERE / "figures.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+figures = _load_figures()
 
 
 @dataclass(frozen=True)
@@ -206,6 +232,122 @@ def asset_files(config) -> list[File]:
     return out
 
 
+# --- 4. figures ------------------------------------------------------------------------------
+
+
+def current_language(config) -> str:
+    """The language of the build in progress: mkdocs-static-i18n builds once per language."""
+    i18n = config.plugins.get("i18n")
+    return getattr(i18n, "current_language", None) or DEFAULT_LANGUAGE
+
+
+SCRATCH: list[tempfile.TemporaryDirectory] = []
+"""Where this invocation's figures are drawn (mkdocs-static-i18n needs files on disk); see on_shutdown."""
+
+
+def figure_files(config) -> list[File]:
+    """Every figure as SVG in the current language, at ``figures/<name>.svg`` of that language's site."""
+    lang = current_language(config)
+    prefix = "" if lang == DEFAULT_LANGUAGE else f"{lang}/"
+    SCRATCH.append(tempfile.TemporaryDirectory(prefix=f"normlab-figures-{lang}-"))
+    folder = Path(SCRATCH[-1].name)
+    (folder / "figures").mkdir()
+    out = []
+    for figure in figures.FIGURES.values():
+        (folder / "figures" / f"{figure.name}.svg").write_bytes(figures.svg(figure, figure.compute(), lang))
+        file = File(f"figures/{figure.name}.svg", str(folder), config.site_dir, use_directory_urls=False)
+        file.dest_uri = f"{prefix}figures/{figure.name}.svg"  # the pt-BR pages get the pt-BR drawing
+        out.append(file)
+    return out
+
+
+# --- 5. generated tables ----------------------------------------------------------------------
+
+NORM_WORDS = {
+    "layernorm": "LayerNorm: γ, β",
+    "rmsnorm": "RMSNorm: γ",
+    "gemma_rmsnorm": "RMSNorm: 1 + w",
+}
+PLACEMENT_WORDS = {
+    "en": {
+        "pre": "pre-norm",
+        "post": "post-norm",
+        "sandwich": "sandwich",
+        "post_sublayer": "norm on the output",
+        "parallel": "parallel",
+    },
+    "pt-BR": {
+        "pre": "pre-norm",
+        "post": "post-norm",
+        "sandwich": "sanduíche",
+        "post_sublayer": "norm na saída",
+        "parallel": "paralela",
+    },
+}
+FAMILY_HEADERS = {
+    "en": ("model (its modelling code)", "norm: scale", "eps and its config key", "placement", "norms per layer",
+           "QK-norm"),
+    "pt-BR": ("modelo (o seu código)", "norm: escala", "eps e a sua chave no config", "posição", "norms por camada",
+              "QK-norm"),
+}
+YES_NO = {"en": ("yes", "no"), "pt-BR": ("sim", "não")}
+ENC_DEC = {"en": "{} (encoder), {} (decoder)", "pt-BR": "{} (encoder), {} (decoder)"}
+NO_KEY = {"en": "no key: library default", "pt-BR": "sem chave: padrão da biblioteca"}
+TRANSFORMERS_MODELS = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
+
+
+def load_families(path: Path = FAMILIES) -> list[dict]:
+    with open(path, "rb") as handle:
+        return tomllib.load(handle)["family"]
+
+
+def families_markdown(lang: str, families: list[dict] | None = None) -> str:
+    """The model-family table, one row per entry of ``families.toml``.
+
+    Six columns, so that it fits the text column; the model's name links to its modelling code.
+    """
+    rows = ["| " + " | ".join(FAMILY_HEADERS[lang]) + " |", "|" + " --- |" * len(FAMILY_HEADERS[lang])]
+    for f in families if families is not None else load_families():
+        key = NO_KEY[lang] if f["eps_key"] == "default" else f"`{f['eps_key']}`"
+        per_layer = f["norms_per_layer"]
+        per_layer = ENC_DEC[lang].format(*per_layer) if isinstance(per_layer, list) else str(per_layer)
+        cells = [
+            f"[{f['model']}]({TRANSFORMERS_MODELS}{f['code']})",
+            NORM_WORDS[f["norm_type"]],
+            f"{f['eps']:g}<br>{key}",
+            PLACEMENT_WORDS[lang][f["placement"]],
+            per_layer,
+            YES_NO[lang][0 if f["qk_norm"] else 1],
+        ]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def expand_markers(markdown: str, lang: str, where: str) -> str:
+    """Replace every ``<!-- normlab:... -->`` marker line; an unknown one stops the build.
+
+    The generated lines keep the marker's indentation, so a marker inside an admonition or a
+    collapsible block stays inside it.
+    """
+
+    # TODO(question bank): the verification page is to be generated from the question bank
+    # (grader/questions.toml) by another issue; a "questions" marker kind here is one way in.
+    def one(match: re.Match) -> str:
+        kind, arg = match.group("kind"), match.group("arg")
+        if kind == "families" and arg is None:
+            text = families_markdown(lang)
+        elif kind == "table" and arg in figures.FIGURES:
+            text = figures.FIGURES[arg].compute().markdown(lang)
+        else:
+            raise PluginError(f"{where}: unknown marker {match.group(0).strip()}")
+        return "\n".join(match.group("indent") + line for line in text.splitlines())
+
+    out = MARKER.sub(one, markdown)
+    if "<!-- normlab" in out:  # a misspelt marker would otherwise vanish as an HTML comment
+        raise PluginError(f"{where}: a normlab marker is not on a line of its own or is misspelt")
+    return out
+
+
 # --- MkDocs events ---------------------------------------------------------------------------
 
 
@@ -217,10 +359,19 @@ def on_config(config):
 
 
 def on_files(files, config):
-    for file in asset_files(config):
+    for file in asset_files(config) + figure_files(config):
         if files.get_file_from_path(file.src_uri) is None:
             files.append(file)
     return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    return expand_markers(markdown, current_language(config), page.file.src_uri)
+
+
+def on_shutdown():
+    while SCRATCH:
+        SCRATCH.pop().cleanup()
 
 
 def on_post_page(output, page, config):

@@ -130,12 +130,267 @@ def test_no_rubric_in_the_built_site(site):
     assert leaks == []
 
 
-def test_the_nav_has_an_instructors_section():
+# --- navigation and the learner's landing page ---------------------------------------------------
+
+
+def _nav() -> list:
     from mkdocs.utils.yaml import yaml_load
 
-    nav = yaml_load((ROOT / "mkdocs.yml").read_text())["nav"]
-    sections = {next(iter(item)) for item in nav}
-    assert {"Home", "Lesson", "Lab", "Students", "Instructors"} <= sections
+    return yaml_load((ROOT / "mkdocs.yml").read_text())["nav"]
+
+
+def _nav_files(entry) -> list[str]:
+    if isinstance(entry, str):
+        return [entry]
+    if isinstance(entry, list):
+        return [f for item in entry for f in _nav_files(item)]
+    return [f for value in entry.values() for f in _nav_files(value)]
+
+
+def test_instructor_pages_have_their_own_tab():
+    """A learner's navigation holds only the course; teaching material is the last tab, and only there."""
+    nav = _nav()
+    titles = [next(iter(item)) for item in nav]
+    assert titles[0] == "Home" and titles[-1] == "For instructors"
+    assert {"Lesson", "Lab"} <= set(titles)
+    teaching, learning = _nav_files(nav[-1]), _nav_files(nav[:-1])
+    instructor_pages = sorted(p.relative_to(DOCS).as_posix() for p in (DOCS / "instructors").glob("*.md"))
+    assert sorted(teaching) == [p for p in instructor_pages if not p.endswith(".pt-BR.md")]
+    assert [f for f in learning if f.startswith("instructors/")] == []
+
+
+NEW_PAGES = ("index", "readings", "concepts/serving-engines")
+
+
+@pytest.mark.parametrize("stem", NEW_PAGES)
+def test_new_pages_exist_in_both_languages(site, stem):
+    for name in (f"{stem}.md", f"{stem}.pt-BR.md"):
+        assert (DOCS / name).is_file(), name
+    url = "" if stem == "index" else f"{stem}/"
+    for prefix in ("", "pt-BR/"):
+        assert (site / prefix / url / "index.html").is_file(), prefix + url
+
+
+@pytest.mark.parametrize("name", ["index.md", "index.pt-BR.md"])
+def test_the_landing_page_walks_the_learner_through_the_course(name):
+    """Every lesson page, then the lab, the questions and the readings, in the order of the nav."""
+    links = re.findall(r"\]\(([^)#]+)", (DOCS / name).read_text())
+    lesson = _nav_files(next(item for item in _nav() if "Lesson" in item))
+    path = [*lesson, "lab/index.md", "verification.md", "checklist.md", "readings.md"]
+    missing = [page for page in path if page not in links]
+    assert missing == []
+    first_seen = [links.index(page) for page in lesson if page != "readings.md"]
+    assert first_seen[:5] == sorted(first_seen[:5]), "the five concept pages are listed in reading order"
+
+
+# --- the model-family table agrees with the reference inspect_config ---------------------------
+
+BANK = ROOT / "solutions" / "configs"
+
+
+def _family_config(family: dict) -> dict:
+    return json.loads((BANK / family["bank"]).read_text()) if "bank" in family else dict(family["config"])
+
+
+def _family_mismatches(family: dict) -> list[str]:
+    """Where a row of site_hooks/families.toml disagrees with solutions/inspect_config on its config."""
+    config = _family_config(family)
+    report = hook().figures.reference("inspect_config").inspect_config(config)
+    claims = {
+        "norm_type": family["norm_type"],
+        "eps": family["eps"],
+        "eps_source": family["eps_key"],
+        "placement": family["placement"],
+        "final_norm": family["final_norm"],
+        "qk_norm": family["qk_norm"],
+    }
+    out = []
+    for key, want in claims.items():
+        if report[key] != want:
+            out.append(f"{key}: the site says {want!r}, the reference {report[key]!r}")
+    per_layer = family["norms_per_layer"]
+    if isinstance(per_layer, list):  # encoder-decoder: [encoder, decoder], each stack with its final norm
+        text = {**config, **config.get("text_config", {})}
+        encoder = text["num_layers"]
+        decoder = text.get("num_decoder_layers") or encoder
+        expected = per_layer[0] * encoder + 1 + per_layer[1] * decoder + 1
+    else:
+        expected = per_layer * report["n_layers"] + int(family.get("embedding_norm", False)) + int(family["final_norm"])
+    if report["n_norms"] != expected:
+        out.append(f"norms: the site's {per_layer} per layer make {expected}, the reference counts {report['n_norms']}")
+    return out
+
+
+FAMILIES = hook().load_families()
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=[f["model"] for f in FAMILIES])
+def test_family_table_agrees_with_the_reference(family):
+    assert _family_mismatches(family) == []
+
+
+def test_family_table_covers_the_whole_bank():
+    assert sorted(f["bank"] for f in FAMILIES if "bank" in f) == sorted(p.name for p in BANK.glob("*.json"))
+
+
+@pytest.mark.parametrize(
+    ("model", "field", "wrong"),
+    [
+        ("GPT-J-6B", "norms_per_layer", 2),
+        ("Falcon-40B", "norms_per_layer", 1),
+        ("Qwen3.5-27B (= Qwen3.8-27B)", "norm_type", "rmsnorm"),
+        ("Llama-2-7B", "eps", 1e-6),
+        ("Gemma-2-9B", "placement", "pre"),
+    ],
+)
+def test_a_wrong_family_claim_is_caught(model, field, wrong):
+    """The check above can fail: the mistakes this table once had, or could have, are each reported."""
+    family = {**next(f for f in FAMILIES if f["model"] == model), field: wrong}
+    assert _family_mismatches(family) != []
+
+
+def _mermaid_titles(text: str) -> dict[str, list[str]]:
+    """``subgraph id["Title: a, b"]`` -> {id: [a, b]} for the diagrams of a page."""
+    return {
+        sid: [name.strip() for name in names.split(",")]
+        for _, body in code_blocks(text, "mermaid")
+        for sid, names in re.findall(r'subgraph (\w+)\["[^":]*: ([^"]+)"\]', body)
+    }
+
+
+@pytest.mark.parametrize("name", ["concepts/placement.md", "concepts/placement.pt-BR.md"])
+def test_placement_page_sorts_parallel_blocks_as_the_family_table_does(name):
+    """The placement diagram's "one shared norm" and "two norms" models match the checked table."""
+    titles = _mermaid_titles((DOCS / name).read_text())
+    for sid, norms in (("one", 1), ("two", 2)):
+        assert titles[sid], sid
+        for model in titles[sid]:
+            rows = [f for f in FAMILIES if model in f["model"]]
+            assert len(rows) == 1, model
+            assert (rows[0]["placement"], rows[0]["norms_per_layer"]) == ("parallel", norms), model
+
+
+def test_the_running_example_is_named_as_the_model_it_mirrors():
+    source = json.loads((BANK / "qwen3.8-27b.json").read_text())["_source"]
+    assert "Qwen/Qwen3.5-27B" in source
+    for name in ("concepts/normalization.md", "concepts/normalization.pt-BR.md"):
+        text = (DOCS / name).read_text()
+        assert "Qwen3.5-27B" in text and "qwen3.8-27b.json" in text and "1 + w" in text, name
+
+
+@pytest.mark.parametrize("lang", ["en", "pt-BR"])
+def test_the_family_table_is_on_the_serving_engines_page(site, lang):
+    built = site / ("" if lang == "en" else "pt-BR") / "concepts" / "serving-engines" / "index.html"
+    page = html.unescape(built.read_text(encoding="utf-8"))
+    for family in FAMILIES:
+        assert family["model"] in page and family["code"] in page, family["model"]
+    assert "<!-- normlab" not in page
+
+
+# --- figures drawn from the reference at build time ------------------------------------------------
+
+
+def _figures():
+    return hook().figures
+
+
+FIGURE_NAMES = sorted(_figures().FIGURES)
+LANGUAGE_ROOTS = (("en", ""), ("pt-BR", "pt-BR"))
+
+
+def _figures_command(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python site_hooks/figures.py ARGS``, the command the pages show under each figure."""
+    command = [sys.executable, str(ROOT / "site_hooks" / "figures.py"), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_the_site_has_figures():
+    assert {"depth-rms", "stack-trace", "eps-placement"} <= set(FIGURE_NAMES)
+
+
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_figure_is_built_in_both_languages(site, name):
+    from xml.etree import ElementTree
+
+    drawings = {lang: (site / prefix / "figures" / f"{name}.svg").read_bytes() for lang, prefix in LANGUAGE_ROOTS}
+    for lang, data in drawings.items():
+        assert ElementTree.fromstring(data).tag.endswith("svg"), lang
+        assert len(re.findall(rb"<path", data)) > 10, f"{lang}: the drawing has no lines"
+    assert drawings["en"] != drawings["pt-BR"], "the Portuguese figure has English labels"
+
+
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_figure_is_on_a_page_with_its_command_and_numbers(site, name):
+    """Embedded in both languages, with the command that prints its numbers, and those numbers."""
+    table = _figures().FIGURES[name].compute()
+    for lang in ("en", "pt-BR"):
+        sources = [p for p in pages() if p.lang == lang and f"figures/{name}.svg" in p.source.read_text()]
+        assert len(sources) == 1, f"{lang}: {[p.source.name for p in sources]}"
+        text = sources[0].source.read_text()
+        commands = [body.strip() for _, body in code_blocks(text, "bash")]
+        assert f"python site_hooks/figures.py {name}" in commands
+        assert f"<!-- normlab:table {name} -->" in text
+        built = html.unescape((site / sources[0].url / "index.html").read_text(encoding="utf-8"))
+        assert all(cell in built for row in table.cells() for cell in row), "the page's table is not the reference's"
+
+
+@pytest.mark.parametrize("name", FIGURE_NAMES)
+def test_figure_command_prints_the_numbers(name):
+    result = _figures_command(name)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == _figures().FIGURES[name].compute().text()
+
+
+def test_figure_command_rejects_an_unknown_name():
+    result = _figures_command("no-such-figure")
+    assert result.returncode == 2 and "depth-rms" in result.stderr
+
+
+def test_figure_drawings_are_reproducible():
+    figures = _figures()
+    figure = figures.FIGURES["eps-placement"]
+    table = figure.compute()
+    assert figures.svg(figure, table, "en") == figures.svg(figure, table, "en")
+
+
+def test_figure_numbers_show_what_the_pages_say():
+    """The claims made in prose next to each figure hold for the numbers it is drawn from."""
+    import numpy as np
+
+    figures = _figures()
+    depth = np.array(figures.FIGURES["depth-rms"].compute().rows)  # layer, pre, post
+    assert np.all(np.diff(depth[:, 1]) > 0), "pre-norm RMS grows with every layer"
+    assert np.allclose(depth[1:, 2], 1.0, atol=1e-3), "post-norm RMS stays at 1"
+    trace = np.array(figures.FIGURES["stack-trace"].compute().rows)  # sublayer, pre x/F/sum, post x/F/sum
+    assert np.allclose(trace[1:, 4], np.sqrt(figures.WIDTH), atol=1e-3), "post-norm stream at sqrt(C)"
+    assert trace[0, 1] < np.sqrt(figures.WIDTH) < trace[-1, 1], "pre-norm stream starts below sqrt(C) and grows past it"
+    eps = np.array(figures.FIGURES["eps-placement"].compute().rows)  # input RMS, inside, outside
+    at = {round(np.log10(r), 1): (i, o) for r, i, o in eps}
+    assert np.isclose(at[-3.0][0], 1 / np.sqrt(2), atol=1e-3), "eps inside: 1/sqrt(2) at sqrt(eps)"
+    assert np.isclose(at[-6.0][1], 0.5, atol=1e-3), "eps outside: 1/2 at eps"
+    assert at[0.0] == pytest.approx((1.0, 1.0), abs=1e-4)
+
+
+def test_the_reference_is_imported_without_leaving_plain_names_behind():
+    before = set(sys.modules)
+    _figures().reference("stack")
+    assert {"stack", "rmsnorm"}.isdisjoint(set(sys.modules) - before)
+
+
+@pytest.mark.parametrize(
+    "marker", ["<!-- normlab:table no-such-figure -->", "<!-- normlab:nothing -->", "text <!-- normlab:families -->"]
+)
+def test_a_bad_marker_stops_the_build(marker):
+    from mkdocs.exceptions import PluginError
+
+    with pytest.raises(PluginError):
+        hook().expand_markers(f"# Page\n\n{marker}\n", "en", "page.md")
+
+
+def test_a_marker_keeps_its_indentation():
+    out = hook().expand_markers("??? note\n    <!-- normlab:table depth-rms -->\n", "pt-BR", "page.md")
+    assert out.splitlines()[1].startswith("    | camada |")
+    assert all(line.startswith("    |") for line in out.splitlines()[1:])
 
 
 # --- every Python block on the site runs -------------------------------------------------------
