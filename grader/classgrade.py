@@ -40,10 +40,14 @@ class Submitted:
     student: str
     path: Path | None
     """What to grade: a notebook, a ``.py`` file or a folder; None when nothing gradable was
-    handed in (the student then scores zero, with ``note`` saying why)."""
+    handed in (the student then scores zero, with ``notes`` saying why)."""
     key: str
     """A hash of what was handed in: the submission is graded again when it changes."""
-    note: Message | None = None
+    notes: tuple[Message, ...] = ()
+    """What the source noticed about the hand-in (a link not followed, a file too large, a
+    timestamp that is not a date): added to the report the student reads."""
+    timestamp: str | None = None
+    """When it was handed in (ISO 8601, UTC), if the source knows."""
 
 
 @dataclass(frozen=True)
@@ -161,7 +165,9 @@ def _keep(
         return
     report = outcome.report
     if submitted.path is None:  # the empty stand-in: its own notes are not the student's
-        report = replace(report, submission=submitted.student, notes=(submitted.note,) if submitted.note else ())
+        report = replace(report, submission=submitted.student, notes=submitted.notes)
+    else:
+        report = replace(report, notes=(*submitted.notes, *report.notes))
     try:
         save_report(run._report(submitted.student), report, submitted.key)
     except Exception as exc:  # a report we cannot store is not published either

@@ -48,6 +48,42 @@ def cell_source(cell: dict[str, Any]) -> str:
     return str(src)
 
 
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a student's notebook, whatever shape the file gave it."""
+
+    number: int
+    """Its position among all cells, from 1 (how Jupyter's own numbering of cells counts)."""
+    kind: str
+    """``code``, ``markdown``, ``raw``, or ``other`` for anything unexpected."""
+    source: str
+    nbgrader: dict[str, Any]
+    """The cell's nbgrader metadata when it is a mapping, else empty."""
+
+
+def cells(nb: object) -> list[Cell]:
+    """The cells of a parsed notebook. A malformed cell (metadata that is a list, a source that
+    is a number) is read as far as it makes sense; nothing here raises on a student's file."""
+    raw = nb.get("cells") if isinstance(nb, dict) else None
+    out = []
+    for number, cell in enumerate(raw if isinstance(raw, list) else [], start=1):
+        if not isinstance(cell, dict):
+            out.append(Cell(number, "other", "", {}))
+            continue
+        kind = cell.get("cell_type")
+        metadata = cell.get("metadata")
+        nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+        out.append(
+            Cell(
+                number,
+                kind if kind in ("code", "markdown", "raw") else "other",
+                cell_source(cell),
+                nbgrader if isinstance(nbgrader, dict) else {},
+            )
+        )
+    return out
+
+
 def first_line(node: ast.stmt) -> int:
     """The line a statement starts on, its decorators included."""
     decorators: list[ast.expr] = getattr(node, "decorator_list", [])

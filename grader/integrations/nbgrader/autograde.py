@@ -8,27 +8,41 @@ A notebook that cannot be read scores zero with a message.
 
 from __future__ import annotations
 
+import re
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader import files
 from grader.classgrade import ClassRun, Refused, StudentOutcome, Submitted, grade_class
 from grader.faults import GraderFault
 from grader.integrations.nbgrader import gradebook
 from grader.messages import Message
 from grader.model import Report
+from grader.notebook import MAX_NOTEBOOK_BYTES
 from grader.report.feedback import feedback_html
-from grader.report.store import digest, write_atomic
+from grader.report.store import key_of, write_atomic
 from grader.runner import Options
+from grader.sandbox.inside.protocol import clean_text
+
+STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
+"""A student folder name the gradebook, the file system and every report can carry."""
+TIMESTAMP_BYTES = 1024
 
 
 @dataclass(frozen=True)
 class NbgraderCourse:
-    """An nbgrader course directory and one of its assignments, as a class-grading source."""
+    """An nbgrader course directory and one of its assignments, as a class-grading source.
+
+    Every student's files are read without following a link anywhere below the course root,
+    size-checked first, and copied into ``staging``: grading and publishing see only those
+    copies, never the student's folder."""
 
     root: Path
     assignment: str
+    staging: Path
 
     @property
     def work(self) -> Path:
@@ -43,35 +57,77 @@ class NbgraderCourse:
             )
         return found[0]
 
-    def _folders(self) -> dict[str, Path]:
-        submitted = self.root / "submitted"
-        if not submitted.is_dir():
-            return {}
-        return {
-            d.name: d / self.assignment
-            for d in sorted(submitted.iterdir())
-            if d.is_dir() and (d / self.assignment).is_dir()
-        }
-
-    @staticmethod
-    def notebook_of(folder: Path, expected: str) -> Path | None:
-        """The submitted notebook: the released name, else the only notebook there is."""
-        if (folder / expected).is_file():
-            return folder / expected
-        others = sorted(p for p in folder.glob("*.ipynb") if p.is_file())
-        return others[0] if len(others) == 1 else None
-
     def submissions(self) -> Iterator[Submitted | Refused]:
         expected = self.released_notebook().name
-        for student, folder in self._folders().items():
-            try:
-                notebook = self.notebook_of(folder, expected)
-                key = digest(*(p for p in [notebook, folder / "timestamp.txt"] if p is not None))
-            except Exception as exc:  # one student's unreadable folder never stops the class
-                yield Refused(student, f"the submission cannot be read ({type(exc).__name__}: {exc})")
+        try:
+            students = files.entries(self.root, "submitted")
+        except files.Unreadable:
+            return
+        for student, kind in sorted(students.items()):
+            if kind == "file":
                 continue
-            note = None if notebook is not None else Message("submission.no_notebook", {"expected": expected})
-            yield Submitted(student, notebook, key, note)
+            shown = clean_text(student)[:100]
+            if not STUDENT_ID.fullmatch(student):
+                yield Refused(shown, "the folder's name is not a student id normlab can record (use ._@+- and alnum)")
+            elif kind != "dir":
+                yield Refused(shown, f"submitted/{shown} is a link or not a folder; links are never followed")
+            else:
+                try:
+                    entry = self._submission(student, expected)
+                except Exception as exc:  # one student's folder never stops the class
+                    entry = Refused(student, f"the submission cannot be read ({type(exc).__name__}: {exc})")
+                if entry is not None:
+                    yield entry
+
+    def _submission(self, student: str, expected: str) -> Submitted | Refused | None:
+        """What ``student`` handed in for this assignment; None if nothing was."""
+        kind = files.entries(self.root, f"submitted/{student}").get(self.assignment)
+        if kind is None:
+            return None
+        if kind != "dir":
+            return Refused(student, f"submitted/{student}/{self.assignment} is a link or not a folder; not followed")
+        folder = f"submitted/{student}/{self.assignment}"
+        inside = files.entries(self.root, folder)
+        name = expected if expected in inside else _only_notebook(inside)
+        notes: list[Message] = []
+        data = self._read(f"{folder}/{name}", MAX_NOTEBOOK_BYTES, notes) if name else None
+        stamp = self._read(f"{folder}/timestamp.txt", TIMESTAMP_BYTES, notes) if "timestamp.txt" in inside else None
+        timestamp = _timestamp(stamp, notes)
+        key = key_of((name or "").encode(), data or b"", stamp or b"")
+        if name is None:
+            notes.append(Message("submission.no_notebook", {"expected": expected}))
+        path = None
+        if name is not None and data is not None:
+            path = self.staging / student / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        return Submitted(student, path, key, tuple(notes), timestamp)
+
+    def _read(self, relative: str, limit: int, notes: list[Message]) -> bytes | None:
+        try:
+            return files.read(self.root, relative, limit)
+        except files.Unreadable as exc:
+            notes.append(Message("submission.not_read", {"path": relative.rsplit("/", 1)[-1], "reason": str(exc)}))
+            return None
+
+
+def _only_notebook(entries: dict[str, str]) -> str | None:
+    """The one notebook in a folder whose notebook has another name than the released one."""
+    notebooks = sorted(name for name in entries if name.endswith(".ipynb"))
+    return notebooks[0] if len(notebooks) == 1 else None
+
+
+def _timestamp(stamp: bytes | None, notes: list[Message]) -> str | None:
+    """nbgrader's ``timestamp.txt`` as an ISO 8601 UTC time; a note when it is not one."""
+    if stamp is None:
+        return None
+    from nbgrader.utils import parse_utc
+
+    try:
+        return str(parse_utc(stamp.decode("utf-8").strip()).isoformat())
+    except Exception:  # whatever the file holds, the submission is still graded
+        notes.append(Message("submission.bad_timestamp"))
+        return None
 
 
 @dataclass
@@ -90,20 +146,16 @@ class NbgraderPublisher:
 
     def publish(self, submitted: Submitted, report: Report) -> None:
         import nbformat
-        from nbgrader.utils import parse_utc
 
         course, student = self.course, submitted.student
-        folder = course.root / "submitted" / student / course.assignment
         student_nb = gradebook.read_student_notebook(submitted.path)
-        stamp_file = folder / "timestamp.txt"
-        timestamp = parse_utc(stamp_file.read_text().strip()) if stamp_file.is_file() else None
         answered = gradebook.answered_cells(self.released, student_nb)
-        gradebook.record(self.config, course.assignment, student, report, answered, timestamp)
+        gradebook.record(self.config, course.assignment, student, report, answered, submitted.timestamp)
         autograded = course.root / "autograded" / student / course.assignment
         nb = gradebook.autograded_notebook(self.released, student_nb, report, self.lang)
         write_atomic(autograded / self.released_path.name, nbformat.writes(nb))
-        if stamp_file.is_file():
-            write_atomic(autograded / "timestamp.txt", stamp_file.read_text())
+        if submitted.timestamp is not None:
+            write_atomic(autograded / "timestamp.txt", submitted.timestamp)
         feedback = course.root / "feedback" / student / course.assignment / "normlab-feedback.html"
         write_atomic(feedback, feedback_html(report, student=student, assignment=course.assignment, lang=self.lang))
 
@@ -120,7 +172,8 @@ def autograde(
 ) -> Iterator[StudentOutcome]:
     """Grade every submission of ``assignment``; yield one outcome per student."""
     options = options or Options()
-    course = NbgraderCourse(course_dir.resolve(), assignment)
-    publisher = NbgraderPublisher(course, options.settings.lang)
-    run = ClassRun(course, publisher, options, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
-    yield from grade_class(run)
+    with tempfile.TemporaryDirectory(prefix="normlab-staging-") as staging:
+        course = NbgraderCourse(course_dir.resolve(), assignment, Path(staging))
+        publisher = NbgraderPublisher(course, options.settings.lang)
+        run = ClassRun(course, publisher, options, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
+        yield from grade_class(run)

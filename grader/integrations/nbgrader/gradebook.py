@@ -30,7 +30,7 @@ import nbformat
 from grader.faults import GraderFault
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
-from grader.notebook import cell_source, statement_text
+from grader.notebook import cells, statement_text
 from grader.report.reporters import STATUS_MARK
 
 
@@ -79,6 +79,7 @@ def record(
 ) -> None:
     """Write one student's grades into the gradebook (idempotent)."""
     from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.utils import parse_utc
 
     _ensure_alembic_on_path()
     scores = cell_scores(report)
@@ -93,7 +94,8 @@ def record(
                 "in the course directory first"
             ) from None
         gb.update_or_create_student(student)
-        gb.update_or_create_submission(assignment, student, **({"timestamp": timestamp} if timestamp else {}))
+        when = {"timestamp": parse_utc(timestamp)} if timestamp else {}
+        gb.update_or_create_submission(assignment, student, **when)
         for notebook in stored.notebooks:
             for cell in notebook.grade_cells:
                 grade = gb.find_grade(cell.name, notebook.name, assignment, student)
@@ -110,18 +112,22 @@ def record(
 # -- the autograded notebook --------------------------------------------------------------------
 
 
+PARSED_CELL_CAP = 100_000
+"""Characters of one code cell parsed to find its definitions: a syntax tree costs many times
+its source in memory, and no honest cell defining these functions is anywhere near this."""
+
+
 def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
     """Source of each top-level function the student defined, by name (the last one wins)."""
     found: dict[str, str] = {}
-    for cell in student_nb.get("cells", []):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+    for cell in cells(student_nb):
+        if cell.kind != "code" or len(cell.source) > PARSED_CELL_CAP:
             continue
-        source = cell_source(cell)
         try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
+            tree = ast.parse(cell.source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        lines = source.splitlines()
+        lines = cell.source.splitlines()
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 found[node.name] = statement_text(lines, node)
@@ -130,15 +136,16 @@ def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
 
 def _answers(student_nb: dict[str, Any]) -> dict[str, str]:
     """Markdown answers by nbgrader grade id (the student's metadata only locates them)."""
-    out = {}
-    for cell in student_nb.get("cells", []):
-        meta = cell.get("metadata", {}).get("nbgrader", {}) if isinstance(cell, dict) else {}
-        if isinstance(meta, dict) and meta.get("solution") and cell.get("cell_type") == "markdown":
-            out[str(meta.get("grade_id"))] = cell_source(cell)
-    return out
+    return {
+        str(cell.nbgrader.get("grade_id"))[:100]: cell.source
+        for cell in cells(student_nb)
+        if cell.kind == "markdown" and cell.nbgrader.get("solution") is True
+    }
 
 
 def read_student_notebook(path: Path | None) -> dict[str, Any]:
+    """The student's notebook as data (a copy the source staged, already size-checked); an
+    unreadable one is an empty notebook."""
     if path is None:
         return {"cells": []}
     try:
