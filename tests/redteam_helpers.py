@@ -168,7 +168,9 @@ def _grade_main(argv: list[str]) -> None:
     from grader import Limits, Options, grade
 
     path, suites, call_seconds, slot = argv[0], tuple(argv[1].split("+")), float(argv[2]), int(argv[3])
-    report = grade(path, Options(suites=suites, limits=Limits(call_seconds=call_seconds), slot=slot))
+    select = argv[4] or None
+    options = Options(suites=suites, limits=Limits(call_seconds=call_seconds), slot=slot, select=select)
+    report = grade(path, options)
     try:
         languages, render = internal("LANGUAGES"), internal("render")
     except Exception:  # the renderer moved: compare message ids and parameters only
@@ -187,6 +189,7 @@ def _grade_main(argv: list[str]) -> None:
             {
                 "name": r.name,
                 "exercise": r.exercise,
+                "description": r.description,
                 "visibility": r.visibility.value,
                 "status": r.status.value,
                 "score": r.score,
@@ -200,11 +203,13 @@ def _grade_main(argv: list[str]) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=True))
 
 
-def grade_api(path: Path, suites: str = "public+hidden", call_seconds: float = 5.0, slot: int = 0) -> dict[str, Any]:
+def grade_api(
+    path: Path, suites: str = "public+hidden", call_seconds: float = 5.0, slot: int = 0, select: str = ""
+) -> dict[str, Any]:
     """Grade with ``grader.grade`` in a subprocess; our own JSON of the report, or an
-    ``{"error": ...}`` when no report came back."""
+    ``{"error": ...}`` when no report came back. ``select`` is a pytest ``-k`` expression."""
     out = run(
-        [sys.executable, "-c", _GRADE_SCRIPT, str(TESTS), str(path), suites, str(call_seconds), str(slot)],
+        [sys.executable, "-c", _GRADE_SCRIPT, str(TESTS), str(path), suites, str(call_seconds), str(slot), select],
         timeout=900,
     )
     if out.returncode != 0:
@@ -212,11 +217,79 @@ def grade_api(path: Path, suites: str = "public+hidden", call_seconds: float = 5
     return json.loads(out.stdout)
 
 
-def grade_many_api(paths: list[Path], suites: str = "public+hidden", jobs: int = 2, **kwargs: Any) -> list[dict]:
+def grade_many_api(
+    paths: list[Path], suites: str = "public+hidden", jobs: int = 2, selects: list[str] | None = None, **kwargs: Any
+) -> list[dict]:
     """:func:`grade_api` on several submissions, ``jobs`` at a time, each in its own slot."""
+    selects = selects or [""] * len(paths)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(grade_api, p, suites, slot=i % jobs, **kwargs) for i, p in enumerate(paths)]
+        futures = [
+            pool.submit(grade_api, p, suites, slot=i % jobs, select=k, **kwargs)
+            for i, (p, k) in enumerate(zip(paths, selects, strict=True))
+        ]
         return [f.result() for f in futures]
+
+
+_SPY_SCRIPT = r"""
+import contextlib, io, json, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from redteam_helpers import exercises, internal
+
+events = []
+
+
+class Tap(io.TextIOBase):
+    def write(self, s):
+        events.append(("out", s))
+        return len(s)
+
+
+def describe(v):
+    if isinstance(v, np.ndarray):
+        return {"shape": list(v.shape)}
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return {"value": v}
+
+
+def spy(fn):
+    def call(*args, **kwargs):
+        events.append(("call", [describe(a) for a in [*args, *kwargs.values()]]))
+        raise NotImplementedError
+
+    return call
+
+
+namespace = {fn: spy(fn) for fns in exercises().values() for fn in fns}
+found = []
+for exercise in exercises():
+    events.clear()
+    with contextlib.redirect_stdout(Tap()):
+        internal("run_hidden")(exercise, namespace)
+    calls = []
+    for kind, value in events:
+        if kind == "call":
+            calls += [c for c in value if c]
+        elif value.startswith(("PASS", "FAIL")):
+            found.append([exercise, value[6:].rsplit("  (", 1)[0], calls])
+            calls = []
+sys.__stdout__.write(json.dumps(found))
+"""
+
+
+def hidden_inputs(tmp: Path) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """(exercise, hidden test description) -> the shapes and numbers it passes to the student.
+
+    An oracle for the tests only: the in-kernel runner (nbgrader's native path) runs the hidden
+    suites against spy functions in a subprocess, which record their arguments. ``tmp`` becomes
+    its TMPDIR (that runner leaves temporary files behind)."""
+    out = run([sys.executable, "-c", _SPY_SCRIPT, str(TESTS)], extra_env={"TMPDIR": str(tmp)}, timeout=300)
+    assert out.returncode == 0, out.describe()
+    found: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for exercise, description, calls in json.loads(out.stdout):
+        found.setdefault((exercise, description), []).extend(calls)
+    return found
 
 
 def hidden_results(report: dict[str, Any]) -> list[dict[str, Any]]:
