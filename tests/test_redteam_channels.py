@@ -96,7 +96,7 @@ def _patterns(calls: list[dict], description: str) -> set[str]:
     """How a hidden input would read in a message: a shape tuple, a number in a call label."""
     found = set()
     for call in calls:
-        if "shape" in call and call["shape"]:
+        if call.get("shape"):
             found.add(str(tuple(call["shape"])))
         elif "value" in call:
             value = call["value"]
