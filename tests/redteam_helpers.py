@@ -45,12 +45,16 @@ _INTERNAL = {
     "LANGUAGES": ("grader.messages", "LANGUAGES"),
     "render": ("grader.messages", "render"),
     "run_hidden": ("grader.native", "run_hidden"),
+    # Gradescope's run_autograder: `python -m grader.gradescope ROOT` (a command line, not a name).
+    "gradescope_entry": ("-m", "grader.gradescope"),
 }
 
 
 def internal(name: str) -> Any:
     """An internal name of the grader (see ``_INTERNAL``): the one place to repoint."""
     module, attribute = _INTERNAL[name]
+    if module == "-m":
+        return [sys.executable, "-m", attribute]
     return getattr(importlib.import_module(module), attribute)
 
 
@@ -113,8 +117,9 @@ def run(
 ) -> Run:
     """Run a command; poll the peak RSS of the process itself until it exits."""
     started = time.monotonic()
+    argv = [a if isinstance(a, bytes) else str(a) for a in args]
     proc = subprocess.Popen(
-        [str(a) for a in args],
+        argv,
         cwd=cwd,
         env=env(**(extra_env or {})),
         stdout=subprocess.PIPE,
@@ -144,7 +149,12 @@ def run(
         poller.join()
     decode = (lambda b: b.decode("utf-8", "backslashreplace")) if text_mode else (lambda b: b)
     return Run(
-        [str(a) for a in args], proc.returncode, decode(out), decode(err), peak[0] / 1024, time.monotonic() - started
+        [os.fsdecode(a) for a in argv],
+        proc.returncode,
+        decode(out),
+        decode(err),
+        peak[0] / 1024,
+        time.monotonic() - started,
     )
 
 

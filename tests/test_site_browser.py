@@ -42,7 +42,7 @@ ARGS = [
 # instead of skipping it. A laptop without chromium skips, saying why.
 pytestmark = pytest.mark.skipif(
     not CHROMIUM.exists() and os.environ.get("NORMLAB_REQUIRE_BROWSER") != "1",
-    reason="Debian's chromium is not installed (.ci/system-packages)"
+    reason="Debian's chromium is not installed (.ci/system-packages)",
 )
 
 
