@@ -10,9 +10,10 @@ full marks, and give the malformed student a line of their own (a score, or NOT 
 reason). One more test puts every malformed student in the same class.
 
 Class 6, symlinks in ``submitted/``. Principle: never follow a link out of a student's folder,
-at any depth, for files and folders. Each case adds a student ``mallory`` whose files are
+at any depth, for files and folders. Each case adds a student ``mallory-N`` whose files are
 links (or a hard link) to the instructor's source notebook, to another student's work or to a
-file outside the course. Mallory must get nothing of theirs: no points for their work, none of
+file outside the course (all of them in one course, graded in one run). Mallory must get
+nothing of theirs: no points for their work, none of
 the instructor's solutions or rubric and none of the other student's code or answers in her
 autograded notebook, feedback or stored report, and no timestamp from outside her folder.
 """
@@ -265,121 +266,112 @@ def _instructor_only_lines(course: Path) -> set[str]:
     return lines(source) - lines(released)
 
 
-def _mallory_folder(course: Path) -> Path:
-    return course / "submitted" / "mallory" / ASSIGNMENT
-
-
-def _link_lab_to_source(course: Path) -> None:
-    folder = _mallory_folder(course)
+def _folder(course: Path, student: str) -> Path:
+    folder = course / "submitted" / student / ASSIGNMENT
     folder.mkdir(parents=True)
-    (folder / "lab.ipynb").symlink_to(course / "source" / ASSIGNMENT / "lab.ipynb")
     (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+    return folder
 
 
-def _link_other_name_to_source(course: Path) -> None:
-    folder = _mallory_folder(course)
-    folder.mkdir(parents=True)
-    (folder / "mine.ipynb").symlink_to(course / "source" / ASSIGNMENT / "lab.ipynb")
-    (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+def _link_lab_to_source(course: Path, student: str) -> None:
+    (_folder(course, student) / "lab.ipynb").symlink_to(course / "source" / ASSIGNMENT / "lab.ipynb")
 
 
-def _hard_link_to_source(course: Path) -> None:
-    folder = _mallory_folder(course)
-    folder.mkdir(parents=True)
-    os.link(course / "source" / ASSIGNMENT / "lab.ipynb", folder / "lab.ipynb")
-    (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+def _link_other_name_to_source(course: Path, student: str) -> None:
+    (_folder(course, student) / "mine.ipynb").symlink_to(course / "source" / ASSIGNMENT / "lab.ipynb")
 
 
-def _link_lab_to_peer_file(course: Path) -> None:
-    folder = _mallory_folder(course)
-    folder.mkdir(parents=True)
-    (folder / "lab.ipynb").symlink_to(course / "submitted" / HONEST / ASSIGNMENT / "lab.ipynb")
-    (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+def _hard_link_to_source(course: Path, student: str) -> None:
+    os.link(course / "source" / ASSIGNMENT / "lab.ipynb", _folder(course, student) / "lab.ipynb")
 
 
-def _link_assignment_folder_to_peer(course: Path) -> None:
-    (course / "submitted" / "mallory").mkdir(parents=True)
-    _mallory_folder(course).symlink_to(course / "submitted" / HONEST / ASSIGNMENT, target_is_directory=True)
+def _link_lab_to_peer_file(course: Path, student: str) -> None:
+    (_folder(course, student) / "lab.ipynb").symlink_to(course / "submitted" / HONEST / ASSIGNMENT / "lab.ipynb")
 
 
-def _link_student_folder_to_peer(course: Path) -> None:
-    (course / "submitted" / "mallory").symlink_to(course / "submitted" / HONEST, target_is_directory=True)
+def _link_assignment_folder_to_peer(course: Path, student: str) -> None:
+    (course / "submitted" / student).mkdir(parents=True)
+    target = course / "submitted" / HONEST / ASSIGNMENT
+    (course / "submitted" / student / ASSIGNMENT).symlink_to(target, target_is_directory=True)
 
 
-def _link_timestamp_outside(course: Path) -> None:
+def _link_student_folder_to_peer(course: Path, student: str) -> None:
+    (course / "submitted" / student).symlink_to(course / "submitted" / HONEST, target_is_directory=True)
+
+
+def _link_timestamp_outside(course: Path, student: str) -> None:
     outside = course.parent / "outside-date.txt"
     outside.write_text(OUTSIDE_DATE)
     code = "import numpy as np\n\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x * 2.0\n"
-    folder = submit(course, "mallory", filled(course, {"rmsnorm-rmsnorm": code}), stamp=None)
+    folder = submit(course, student, filled(course, {"rmsnorm-rmsnorm": code}), stamp=None)
     (folder / "timestamp.txt").symlink_to(outside)
 
 
+# case -> (the attacking student, how their folder is made). One course holds them all.
 LINKS = {
-    "lab.ipynb -> source notebook": _link_lab_to_source,
-    "mine.ipynb -> source notebook": _link_other_name_to_source,
-    "lab.ipynb hard link to source notebook": _hard_link_to_source,
-    "lab.ipynb -> another student's lab.ipynb": _link_lab_to_peer_file,
-    "submitted/mallory/normlab -> another student's folder": _link_assignment_folder_to_peer,
-    "submitted/mallory -> another student's folder": _link_student_folder_to_peer,
-    "timestamp.txt -> a file outside the course": _link_timestamp_outside,
+    "lab.ipynb -> source notebook": ("mallory-1", _link_lab_to_source),
+    "mine.ipynb -> source notebook": ("mallory-2", _link_other_name_to_source),
+    "lab.ipynb hard link to source notebook": ("mallory-3", _hard_link_to_source),
+    "lab.ipynb -> another student's lab.ipynb": ("mallory-4", _link_lab_to_peer_file),
+    "submitted/<student>/normlab -> another student's folder": ("mallory-5", _link_assignment_folder_to_peer),
+    "submitted/<student> -> another student's folder": ("mallory-6", _link_student_folder_to_peer),
+    "timestamp.txt -> a file outside the course": ("mallory-7", _link_timestamp_outside),
 }
 
 
 @pytest.fixture(scope="module")
-def link_runs(base_course: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Run]]:
-    root = tmp_path_factory.mktemp("links")
-
-    def one(item: tuple[int, str]) -> tuple[Path, Run]:
-        index, case = item
-        course = _fresh(base_course, root / f"case{index}")
-        LINKS[case](course)
-        return course, _run_autograde(course)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(LINKS, pool.map(one, enumerate(LINKS)), strict=True))
+def link_run(base_course: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Run]:
+    course = _fresh(base_course, tmp_path_factory.mktemp("links"))
+    for student, make in LINKS.values():
+        make(course, student)
+    return course, _run_autograde(course)
 
 
-def _mallory_artifacts(course: Path) -> str:
-    """Everything written for mallory: autograded folder, feedback, stored report."""
+def _artifacts(course: Path, student: str) -> str:
+    """Everything written for a student: autograded folder, feedback, stored report."""
     texts = []
-    for root in (course / "autograded" / "mallory", course / "feedback" / "mallory"):
+    for root in (course / "autograded" / student, course / "feedback" / student):
         if root.is_dir():
             texts += [p.read_text(errors="replace") for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
-    report = course / "normlab" / ASSIGNMENT / "reports" / "mallory.json"
+    report = course / "normlab" / ASSIGNMENT / "reports" / f"{student}.json"
     if report.is_file():
         texts.append(report.read_text(errors="replace"))
     return "\n".join(texts)
 
 
+def test_the_links_do_not_stop_the_run(link_run: tuple[Path, Run]) -> None:
+    course, out = link_run
+    _check_run(out, course, [])
+
+
 @pytest.mark.parametrize("case", list(LINKS))
-def test_a_link_in_submitted_is_never_followed(case: str, link_runs: dict) -> None:
-    course, out = link_runs[case]
+def test_a_link_in_submitted_is_never_followed(case: str, link_run: tuple[Path, Run]) -> None:
+    course, out = link_run
+    student = LINKS[case][0]
     problems = []
-    if not SUMMARY.search(out.stdout):
-        problems.append("the run did not complete")
     scores = _scores(course)
     honest = scores.get(HONEST)
-    if not honest or honest["score"] != honest["max_score"] or _published(course, HONEST):
-        problems.append(f"the honest student was disturbed: {honest}")
-    mallory = scores.get("mallory")
-    artifacts = _mallory_artifacts(course)
+    if not honest or honest["score"] != honest["max_score"]:
+        problems.append(f"the honest student's grade changed: {honest}")
+    mallory = scores.get(student)
+    artifacts = _artifacts(course, student)
     if case.startswith("timestamp.txt"):
         if mallory and mallory["timestamp"].startswith("2001"):
-            problems.append(f"mallory's gradebook timestamp came through the link: {mallory['timestamp']}")
+            problems.append(f"the gradebook timestamp came through the link: {mallory['timestamp']}")
         if OUTSIDE_DATE in artifacts:
-            problems.append("the linked file's content was copied into mallory's autograded folder")
+            problems.append("the linked file's content was copied into the autograded folder")
     else:
         if mallory and mallory["score"]:
-            problems.append(f"mallory got {mallory['score']:g} points for work that is not hers")
+            problems.append(f"{student} got {mallory['score']:g} points for work that is not theirs")
         if mallory and mallory["needs_manual_grade"]:
-            problems.append("mallory's notebook is flagged for manual grading with answers that are not hers")
+            problems.append(f"{student}'s notebook is flagged for manual grading with answers that are not theirs")
         if "source notebook" in case:
             leaked = sorted(line for line in _instructor_only_lines(course) if line in artifacts)
             if leaked:
                 problems.append(
-                    f"{len(leaked)} lines of the instructor's solutions/rubric in mallory's files: {leaked[:2]}"
+                    f"{len(leaked)} lines of the instructor's solutions/rubric in their files: {leaked[:2]}"
                 )
         for marker, what in ((HONEST_CODE, "code"), (HONEST_ANSWER, "written answer")):
             if marker in artifacts:
-                problems.append(f"the other student's {what} is in mallory's files")
-    assert not problems, f"{case}: " + "; ".join(problems) + "\n" + out.describe()
+                problems.append(f"the other student's {what} is in their files")
+    assert not problems, f"{case} ({student}): " + "; ".join(problems) + f"\n$ {' '.join(out.args)}"
