@@ -17,8 +17,9 @@ hidden test of every exercise:
 
 The trivial implementations are generated programmatically for every graded function of every
 exercise (from the manifest and the reference's signatures), so a new function or test is
-covered without editing this file. Each family is one single-file submission graded with the
-hidden suites; the reference, graded the same way in the same run, must get full marks.
+covered without editing this file. Each family is one single-file submission graded with every
+suite; the reference, graded the same way in the same run, must get full marks. A second test
+applies the same rule to the public tests, which count towards the grade as well.
 """
 
 from __future__ import annotations
@@ -246,7 +247,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     names = ["reference", *paths]
     from redteam_helpers import SOLUTIONS
 
-    reports = grade_many_api([SOLUTIONS, *paths.values()], suites="hidden", call_seconds=5.0)
+    # A memorized config answers only inspect_config (every other function returns None): only
+    # that exercise's tests are worth running for it.
+    selects = ["", *("test_inspect_config" if f.startswith("memorized-") else "" for f in paths)]
+    reports = grade_many_api([SOLUTIONS, *paths.values()], suites="public+hidden", call_seconds=5.0, selects=selects)
     return dict(zip(names, reports, strict=True))
 
 
@@ -272,3 +276,27 @@ def test_trivial_code_scores_zero_on_every_hidden_test(family: str, graded: dict
     assert not false_passes, (
         f"trivial code ({family}) earned points on {len(false_passes)} hidden test(s):\n  " + "\n  ".join(false_passes)
     )
+
+
+@pytest.mark.parametrize("family", [f for f in families() if not f.startswith("memorized-")])
+def test_trivial_code_scores_zero_on_every_public_test(family: str, graded: dict[str, dict]) -> None:
+    """Public tests count towards the grade too (Decision 1 speaks of points, not of suites).
+
+    A memorized answer is left out here: on a public test it is the right answer for that
+    test's own, public input (as ``tests/attacks/rmsnorm_hardcoded_public.py`` already allows)."""
+    report = graded[family]
+    assert "error" not in report, report.get("error")
+    results = [r for r in report["results"] if r["visibility"] == "public" and r["status"] != "skipped"]
+    false_passes = [f"{r['name']} ({r['score']:g} points)" for r in results if r["score"]]
+    assert not false_passes, (
+        f"trivial code ({family}) earned points on {len(false_passes)} public test(s):\n  " + "\n  ".join(false_passes)
+    )
+
+
+if __name__ == "__main__":  # write one family's submission, to grade it by hand
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] not in families():
+        sys.exit(f"usage: python tests/test_redteam_trivial.py FAMILY OUT.py\nfamilies: {', '.join(families())}")
+    Path(sys.argv[2]).write_text(submission_text(sys.argv[1]))
+    print(sys.argv[2])
