@@ -129,3 +129,10 @@ def test_gradescope_results_json_survives_a_surrogate(tmp_path: Path) -> None:
     assert out.returncode == 0, out.describe()
     data = json.loads(results.read_text())
     assert data["tests"] and 0 < data["score"] < sum(t["max_score"] for t in data["tests"])
+
+
+def test_a_notebook_with_a_surrogate_in_its_code_is_graded() -> None:
+    """Held today (the cell is skipped with a note): kept so that a fix elsewhere keeps it."""
+    out = normlab("grade", ATTACKS / "nb_surrogate_in_code.ipynb", "--json", "-k", "test_rmsnorm_small_example")
+    assert out.returncode == 0, out.describe()
+    _check_output("json", out.stdout)
