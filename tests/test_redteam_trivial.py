@@ -236,6 +236,24 @@ def submission_text(family: str) -> str:
     )
 
 
+def _select(family: str) -> str:
+    """Only the exercises where the family differs from returning None are worth grading: a
+    memorized config answers only inspect_config; copy-argN and ignore-argN act only on functions
+    with more than N required arguments."""
+    if family.startswith("memorized-"):
+        return "test_inspect_config"
+    if family.startswith(("copy-arg", "ignore-arg")):
+        index = int(family.rsplit("arg", 1)[1])
+        signatures = reference_signatures()
+        modules = [
+            module
+            for module, functions in exercises().items()
+            if any(sum(required for _, required in signatures[fn]) > index for fn in functions)
+        ]
+        return " or ".join(f"test_{module}" for module in modules)
+    return ""
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     root = tmp_path_factory.mktemp("trivial")
@@ -247,9 +265,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     names = ["reference", *paths]
     from redteam_helpers import SOLUTIONS
 
-    # A memorized config answers only inspect_config (every other function returns None): only
-    # that exercise's tests are worth running for it.
-    selects = ["", *("test_inspect_config" if f.startswith("memorized-") else "" for f in paths)]
+    selects = ["", *(_select(f) for f in paths)]
     reports = grade_many_api([SOLUTIONS, *paths.values()], suites="public+hidden", call_seconds=5.0, selects=selects)
     return dict(zip(names, reports, strict=True))
 
