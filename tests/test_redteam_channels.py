@@ -61,7 +61,7 @@ def channel_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str,
 
 
 def test_every_channel_attack_is_here() -> None:
-    assert len(CHANNELS) >= 10, CHANNELS
+    assert len(CHANNELS) >= 10, CHANNELS  # the crash-reason attack is measured only (README)
 
 
 @pytest.mark.parametrize("attack", CHANNELS)

@@ -1,4 +1,5 @@
-"""Attack (class 2, echo channel): HOW the worker dies carries a hidden input.
+"""Attack (class 2, a fixed vocabulary chosen by the student): HOW the worker dies carries a
+hidden input.
 
 The process answering op_counts ends in one of three ways picked by the hidden width:
 ``os._exit`` (exit), a null-pointer read (SIGSEGV), or a file larger than RLIMIT_FSIZE (Python
@@ -6,7 +7,10 @@ ignores SIGXFSZ, so the write raises OSError). Hidden tests print a different se
 each. (The exit status itself is
 already kept off hidden tests: see ``tests/attacks/compare_exit_code_channel.py``.)
 
-Expected: on a hidden test, a dead worker reads the same whatever killed it.
+Measured, not asserted: the reasons are the grader's own short vocabulary (exit, segv, abort,
+killed, syscall, file_size, signal, cpu), and raising versus crashing is a status a student will
+always see, so this is a channel of a few bits per test that Decision 2 allows as long as the
+vocabulary stays short. Kept to show the size of that channel (FINDINGS.md).
 """
 
 import ctypes
