@@ -31,7 +31,6 @@ from redteam_helpers import (
     ROOT,
     SOLUTIONS,
     TESTS,
-    UID_BASE,
     env,
     normlab,
     run,
@@ -41,21 +40,29 @@ from redteam_helpers import (
 pytestmark = pytest.mark.slow
 
 
-def _tasks_per_uid(low: int, high: int) -> dict[int, int]:
-    """How many tasks (threads included) each uid in [low, high) has on the host."""
-    counts: dict[int, int] = {}
+def _busiest_descendant(root: int) -> tuple[int, int] | None:
+    """(uid, task count) of the process with the most tasks among ``root``'s descendants: the
+    hostile worker, whatever uid the grader gave it."""
+    parent, info = {}, {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
-            tasks = os.listdir(f"/proc/{pid}/task")
             status = Path(f"/proc/{pid}/status").read_text()
+            tasks = len(os.listdir(f"/proc/{pid}/task"))
         except OSError:
             continue
-        uid = int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1])
-        if low <= uid < high:
-            counts[uid] = counts.get(uid, 0) + len(tasks)
-    return counts
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        parent[int(pid)] = int(fields["PPid"])
+        info[int(pid)] = (int(fields["Uid"].split()[1]), tasks)
+    best = None
+    for pid, (uid, tasks) in info.items():
+        ancestor, hops = parent.get(pid), 0
+        while ancestor and ancestor != root and hops < 16:
+            ancestor, hops = parent.get(ancestor), hops + 1
+        if ancestor == root and (best is None or tasks > best[1]):
+            best = (uid, tasks)
+    return best
 
 
 def test_a_hostile_grading_does_not_stop_a_concurrent_honest_one(tmp_path: Path) -> None:
@@ -73,14 +80,14 @@ def test_a_hostile_grading_does_not_stop_a_concurrent_honest_one(tmp_path: Path)
     )
     try:
         # Wait until the hostile worker holds its uid's processes (not vacuous).
-        deadline, held = time.monotonic() + 60, {}
+        deadline, held = time.monotonic() + 60, None
         while time.monotonic() < deadline:
-            held = {uid: n for uid, n in _tasks_per_uid(UID_BASE, UID_BASE + 4096).items() if n >= 48}
-            if held:
+            held = _busiest_descendant(proc.pid)
+            if held and held[1] >= 48:
                 break
             time.sleep(0.2)
-        assert held, "the hostile submission never held its uid's processes"
-        hostile_uid = next(iter(held))
+        assert held and held[1] >= 48, f"the hostile submission never held its uid's processes: {held}"
+        hostile_uid = held[0]
         beside = normlab("grade", honest, "--json")
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
