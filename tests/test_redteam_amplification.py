@@ -1,0 +1,119 @@
+"""Red team, class 4: amplification on the trusted side.
+
+Principle (issue 9): memory and output on the trusted side are bounded whatever the student
+sends: sizes and shapes are checked before anything is decoded, parsing is iterative with depth
+limits, what is not needed is dropped, and tracebacks, notes and reports are capped. Each test
+grades one attack with the real CLI and bounds two things:
+
+* the peak resident memory of the grading process itself (``VmHWM`` of ``python -m grader``,
+  polled while it runs; the sandboxed worker is a separate process and is not counted):
+  ``PEAK_MB``;
+* the size of the report it prints: ``REPORT_BYTES``.
+
+The reference, graded the same way, stays within both bounds (so they are not vacuous), and
+every attack still gets a report (exit 0).
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from redteam_helpers import ATTACKS, SOLUTIONS, normlab, with_module
+
+pytestmark = pytest.mark.slow
+
+PEAK_MB = 500
+REPORT_BYTES = 2_000_000
+
+
+def _check(out, what: str) -> None:
+    assert out.returncode == 0, f"{what}: no report\n{out.describe()}"
+    problems = []
+    if out.peak_rss_mb > PEAK_MB:
+        problems.append(f"the grading process peaked at {out.peak_rss_mb:.0f} MB (bound {PEAK_MB} MB)")
+    if len(out.stdout.encode()) > REPORT_BYTES:
+        problems.append(f"the report is {len(out.stdout.encode()):,} bytes (bound {REPORT_BYTES:,})")
+    assert not problems, f"{what}: " + "; ".join(problems) + f"\n$ {' '.join(out.args)} ({out.seconds:.1f} s)"
+
+
+def _code(source: str) -> dict:
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+
+
+def statement_flood_notebook(path: Path) -> Path:
+    """A 1.8 MB notebook: the reference rmsnorm, then one cell of 600,000 one-name statements.
+
+    Nothing in that cell is a definition, so the extractor drops all of it, but only after
+    parsing it and keeping every statement's syntax tree (and source) until the end: about
+    1.1 GB in the grading process, from a file a fifth of the notebook size limit."""
+    cells = [_code((SOLUTIONS / "rmsnorm.py").read_text()), _code("a\n" * 600_000)]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def note_flood_notebook(path: Path) -> Path:
+    """A 6.8 MB notebook: the reference rmsnorm, then 200,000 cells holding only ``%``.
+
+    Each is an IPython magic, removed with a note: 200,000 notes, each rendered into every
+    report (about 20 MB of text or JSON)."""
+    cells = [_code((SOLUTIONS / "rmsnorm.py").read_text())] + [{"cell_type": "code", "source": "%"}] * 200_000
+    path.write_text(
+        json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, separators=(",", ":"))
+    )
+    return path
+
+
+# case -> (how to build the submission, CLI arguments after the path)
+CASES = {
+    "reference --json": (lambda tmp: SOLUTIONS, ["--json"]),
+    "reference text": (lambda tmp: SOLUTIONS, []),
+    "rmsnorm_forged_huge_traceback.py": (
+        lambda tmp: with_module(tmp, "rmsnorm", (ATTACKS / "rmsnorm_forged_huge_traceback.py").read_text()),
+        ["--json", "-k", "test_rmsnorm_small_example or test_rmsnorm_brings"],
+    ),
+    "rmsnorm_forged_nested_frame.py": (
+        lambda tmp: with_module(tmp, "rmsnorm", (ATTACKS / "rmsnorm_forged_nested_frame.py").read_text()),
+        ["--json", "-k", "test_rmsnorm_small_example"],
+    ),
+    "statement_flood_notebook": (
+        lambda tmp: statement_flood_notebook(tmp.with_suffix(".ipynb")),
+        ["--json", "-k", "test_rmsnorm_small_example"],
+    ),
+    "note_flood_notebook --json": (
+        lambda tmp: note_flood_notebook(tmp.with_suffix(".ipynb")),
+        ["--json", "-k", "test_rmsnorm_small_example"],
+    ),
+    "note_flood_notebook text": (
+        lambda tmp: note_flood_notebook(tmp.with_suffix(".ipynb")),
+        ["-k", "test_rmsnorm_small_example"],
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    root = tmp_path_factory.mktemp("amplification")
+
+    def one(item):  # type: ignore[no-untyped-def]
+        index, (_name, (build, args)) = item
+        path = build(root / f"case{index}")
+        if path.suffix == ".ipynb":
+            assert path.stat().st_size < 8 << 20, "under the notebook size limit"
+        return normlab("grade", path, *args)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(CASES, pool.map(one, enumerate(CASES.items())), strict=True))
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_memory_and_report_stay_bounded(case: str, outcomes: dict) -> None:
+    out = outcomes[case]
+    _check(out, case)
+    if case.startswith("reference"):
+        return
+    if "--json" in out.args:
+        ran = [t for t in json.loads(out.stdout)["tests"] if t["status"] != "skipped"]
+        assert ran and all(t["score"] == 0 for t in ran if t["exercise"] == "rmsnorm" and "forged" in case)

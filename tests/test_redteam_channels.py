@@ -1,0 +1,129 @@
+"""Red team, class 2: student-controlled values echoed in hidden feedback.
+
+Principle (ARCHITECTURE.md, Decision 2; issue 9): the feedback of a hidden test is made only
+of the grader's fixed vocabulary and of facts the student already knows. Nothing the worker
+reports (names of modified arguments, call counts, numbers of keys, lists of keys, dtype
+strings, the index or size of an error, exception types beyond a short fixed list, the way
+the process died) may reach it, because a student's code chooses those values and can make
+them spell out a hidden input.
+
+The test is differential: each attack in ``tests/attacks_trusted/*_channel_*.py`` encodes a
+hidden input together with a constant ``SALT``; it is graded twice, with ``SALT = 0`` and
+``SALT = 1``, which differ only in what the student chose to encode. Every hidden test must
+give both runs the same feedback, rendered in every language, and must never show ``LEAK``.
+
+A second test uses an oracle for the hidden inputs (the hidden suites run against spy
+functions in the in-kernel runner) and requires that no hidden feedback states a hidden
+input's shape or numbers, which the grader currently does on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from redteam_helpers import (
+    ATTACKS,
+    attack_text,
+    copy_reference,
+    exercises,
+    feedback_of,
+    grade_many_api,
+    hidden_inputs,
+    hidden_results,
+    with_module,
+)
+
+pytestmark = pytest.mark.slow
+
+CHANNELS = sorted(p.name for p in ATTACKS.glob("*_channel_*.py"))
+SALTS = (0, 1)
+NOT_EXERCISED = {"fault.not_implemented", "fault.missing", "fault.import_error", "fault.not_callable"}
+
+
+def module_of(attack: str) -> str:
+    return next(m for m in sorted(exercises(), key=len, reverse=True) if attack.startswith(m + "_"))
+
+
+@pytest.fixture(scope="module")
+def channel_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], dict]:
+    root = tmp_path_factory.mktemp("channels")
+    jobs, keys, selects = [], [], []
+    for attack in CHANNELS:
+        module = module_of(attack)
+        for salt in SALTS:
+            path = with_module(root / f"{Path(attack).stem}-salt{salt}", module, attack_text(attack, SALT=salt))
+            jobs.append(path)
+            keys.append((attack, salt))
+            selects.append(f"test_{module}")
+    return dict(zip(keys, grade_many_api(jobs, suites="hidden", selects=selects, call_seconds=3.0), strict=True))
+
+
+def test_every_channel_attack_is_here() -> None:
+    assert len(CHANNELS) >= 10, CHANNELS  # the crash-reason attack is measured only (README)
+
+
+@pytest.mark.parametrize("attack", CHANNELS)
+def test_hidden_feedback_does_not_depend_on_what_the_student_encodes(
+    attack: str, channel_reports: dict[tuple[str, int], dict]
+) -> None:
+    runs = [channel_reports[(attack, salt)] for salt in SALTS]
+    for report in runs:
+        assert "error" not in report, report.get("error")
+    exercise = module_of(attack)
+    tests = [[r for r in hidden_results(report) if r["exercise"] == exercise] for report in runs]
+    assert tests[0] and [r["name"] for r in tests[0]] == [r["name"] for r in tests[1]]
+    # Not vacuous: the attack's code ran and was judged (not "not implemented", not missing).
+    judged = [r for r in tests[0] if r["messages"] and r["messages"][0]["id"] not in NOT_EXERCISED]
+    assert judged, f"{attack}: no hidden test of {exercise} judged the attack's answers"
+    problems = []
+    for first, second in zip(*tests, strict=True):
+        a, b = feedback_of(first), feedback_of(second)
+        if a != b:
+            problems.append(f"{first['name']}:\n      SALT=0: {a[:300]!r}\n      SALT=1: {b[:300]!r}")
+        elif "LEAK" in a:
+            problems.append(f"{first['name']}: shows LEAK: {a[:300]!r}")
+    assert not problems, (
+        f"{attack}: the student's chosen values reach {len(problems)} hidden test(s):\n  " + "\n  ".join(problems[:8])
+    )
+
+
+# -- the grader's own echo of hidden inputs -----------------------------------------------------------
+
+
+def _patterns(calls: list[dict], description: str) -> set[str]:
+    """How a hidden input would read in a message: a shape tuple, a number in a call label."""
+    found = set()
+    for call in calls:
+        if call.get("shape"):
+            found.add(str(tuple(call["shape"])))
+        elif "value" in call:
+            value = call["value"]
+            if re.search(rf"(?<![\w.]){re.escape(repr(value))}(?!\w|\.\d)", description):
+                continue  # the description already tells the student
+            found |= {f"({value!r})", f", {value!r})", f"({value!r},"}
+    return {p for p in found if p not in description}
+
+
+def test_hidden_feedback_states_no_hidden_input(tmp_path: Path) -> None:
+    oracle = hidden_inputs(tmp_path / "oracle-tmp")
+    assert len(oracle) >= 60, "the oracle saw too few hidden tests"
+    reference = copy_reference(tmp_path / "reference")
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text((ATTACKS / "submission_wrong_everywhere.py").read_text())
+    ref_report, report = grade_many_api([reference, wrong], suites="hidden", call_seconds=3.0)
+    assert "error" not in report, report.get("error")
+    assert ref_report["score"] == ref_report["max_score"], "the reference must get full marks the same way"
+    checked, problems = 0, []
+    for result in hidden_results(report):
+        calls = oracle.get((result["exercise"], result["description"]))
+        if not calls:
+            continue
+        checked += 1
+        text = feedback_of(result)
+        shown = sorted(p for p in _patterns(calls, result["description"]) if p in text)
+        if shown:
+            problems.append(f"{result['name']}: {shown} in {text[:160]!r}")
+    assert checked >= 60, f"only {checked} hidden tests could be matched to their inputs"
+    assert not problems, f"{len(problems)} hidden test(s) state a hidden input:\n  " + "\n  ".join(problems[:80])
