@@ -176,6 +176,11 @@ def expect_array(
         raise Mismatch([_values_message(got, want, ok, what, tol), *_hint_messages(got, hints, tol)])
 
 
+IGNORES_AN_ARGUMENT = frozenset({"hint.missing_gamma", "hint.missing_beta", "hint.hardcoded_eps"})
+"""Diagnosed mistakes that consist of ignoring an argument: they earn no property points, or
+code that drops an argument on purpose would collect them (decision 1)."""
+
+
 def expect_attempt(
     got: Any, want: np.ndarray, *, what: str, hints: Sequence[tuple[Any, str]], tol: Tolerance | None = None
 ) -> None:
@@ -186,7 +191,7 @@ def expect_attempt(
     try:
         expect_array(got, want, what=what, tol=tol, hints=hints)
     except Mismatch as mismatch:
-        if not any(m.id.startswith("hint.") for m in mismatch.messages):
+        if not any(m.id.startswith("hint.") and m.id not in IGNORES_AN_ARGUMENT for m in mismatch.messages):
             raise
 
 
@@ -345,6 +350,8 @@ def expect_raises(exc_type: type[Exception], *, what: str) -> Iterator[None]:
 def expect_untouched(changed: Sequence[str], *, function: str) -> None:
     """The call left its inputs as they were (``changed``: what the worker saw modified,
     already limited to the names of the arguments we passed)."""
+    if changed and is_hidden():  # which of them changed is the student's choice
+        raise Mismatch([Message("check.mutated_hidden", {"function": function})])
     if changed:
         raise Mismatch([Message("check.mutated", {"function": function, "names": ", ".join(changed)})])
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from grader.messages import Message
 from grader.model import Status
-from grader.vocabulary import builtin_name, safe_type_name
+from grader.vocabulary import BUILTIN_EXCEPTIONS, builtin_name, safe_type_name
 
 
 class GraderFault(Exception):
@@ -41,8 +41,9 @@ class StudentRaised(StudentFault):
             private: list[Message] = []
         else:
             # The exception's class name and text are the student's and may carry hidden inputs,
-            # so hidden tests show only the nearest built-in type; the rest is for public tests.
-            shown = [Message("fault.raised", {"function": function, "exc_type": builtin_type})]
+            # so hidden tests show only the nearest built-in type, if it is one of the few they
+            # name; the rest is for public tests.
+            shown = [Message("fault.raised", {"function": function, "exc_type": builtin_name(builtin_type)})]
             private = [Message("fault.exception_text", {"text": f"{exc_type}: {message[:500]}"})]
             if traceback:
                 private.append(Message("fault.traceback", {"traceback": traceback}))
@@ -71,7 +72,7 @@ _mixed: dict[str, type[StudentRaised]] = {}
 
 def student_raised(function: str, exc_type: str, builtin_type: object, message: str, traceback: str) -> StudentRaised:
     """The exception for a student's raise, catchable as its built-in type where that is safe."""
-    builtin_type = builtin_name(builtin_type)
+    builtin_type = builtin_type if isinstance(builtin_type, str) and builtin_type in BUILTIN_EXCEPTIONS else "Exception"
     if builtin_type not in EXPECTABLE:
         return StudentRaised(function, exc_type, builtin_type, message, traceback)
     if builtin_type not in _mixed:

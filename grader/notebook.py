@@ -20,6 +20,9 @@ from typing import Any
 from grader.messages import Message
 
 MAX_NOTEBOOK_BYTES = 8 << 20
+PARSED_CELL_CAP = 100_000
+"""Characters of one code cell the trusted side parses: a syntax tree costs many times its
+source in memory, and no honest cell of this lab comes near this size."""
 
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -133,13 +136,19 @@ def extract(raw: bytes) -> Extracted:
         raise NotebookUnreadable(Message("submission.notebook_no_cells"))
 
     notes: list[Message] = []
-    statements: list[tuple[int, ast.stmt, str]] = []
+    # Per cell, only what is needed later is kept (the syntax tree is dropped at once: it
+    # costs many times the source in memory).
+    segments: list[tuple[int, str, set[str] | None]] = []
+    needed: set[str] = set()
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source, had_magic = _strip_ipython(cell_source(cell))
         if had_magic:
             notes.append(Message("submission.cell_magic_removed", {"cell": number}))
+        if len(source) > PARSED_CELL_CAP:
+            notes.append(Message("submission.cell_too_large", {"cell": number, "limit": PARSED_CELL_CAP}))
+            continue
         try:
             tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # a nesting bomb is a bad cell
@@ -148,15 +157,15 @@ def extract(raw: bytes) -> Extracted:
             continue
         lines = source.split("\n")
         for node in tree.body:
-            statements.append((number, node, statement_text(lines, node)))
-
-    definitions = [node for _, node, _ in statements if isinstance(node, _DEFINITIONS)]
-    needed = _names_loaded(definitions)
-    kept: list[str] = []
-    for number, node, segment in statements:
-        keep = isinstance(node, _DEFINITIONS) or (
-            isinstance(node, (ast.Assign, ast.AnnAssign)) and _assigned(node) & needed
-        )
-        if keep:
-            kept.append(f"# --- cell {number}\n{segment}")
+            if isinstance(node, _DEFINITIONS):
+                needed |= _names_loaded([node])
+                segments.append((number, statement_text(lines, node), None))
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                segments.append((number, statement_text(lines, node), _assigned(node)))
+        del tree
+    kept = [
+        f"# --- cell {number}\n{segment}"
+        for number, segment, assigned in segments
+        if assigned is None or assigned & needed
+    ]
     return Extracted(source="\n\n".join(kept) + "\n", notes=notes)

@@ -28,7 +28,7 @@ from grader.sandbox import policy as sandbox_policy
 from grader.sandbox import slots
 from grader.sandbox.client import Worker
 from grader.settings import Settings, current
-from grader.submission import prepare
+from grader.submission import capped, prepare
 
 SUITES = ("public", "hidden")
 
@@ -142,7 +142,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             suites=options.suites,
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),
-            notes=tuple(prepared.notes),
+            notes=capped(prepared.notes),
             worker_uid=uid if isinstance(uid, int) else None,
             seconds=time.monotonic() - started,
         )

@@ -23,6 +23,18 @@ MAX_MODULE_BYTES = 2 << 20
 SINGLE_MODULE = "submission"
 
 
+MAX_NOTES = 30
+"""Notes shown per submission: a notebook of thousands of cells must not make a report of
+thousands of lines (the rest are counted)."""
+
+
+def capped(notes: list[Message]) -> tuple[Message, ...]:
+    """The first notes, and one more saying how many were left out."""
+    if len(notes) <= MAX_NOTES:
+        return tuple(notes)
+    return (*notes[:MAX_NOTES], Message("submission.more_notes", {"count": len(notes) - MAX_NOTES}))
+
+
 class SubmissionError(Exception):
     """The path cannot be graded at all (it does not exist, or is of an unknown kind)."""
 

@@ -41,12 +41,12 @@ UID_BASE = int(os.environ.get("NORMLAB_REDTEAM_UID_BASE", "63000"))
 # The only names these tests take from inside the grader package. When a module moves, change
 # this table, nothing else.
 _INTERNAL = {
-    "EXERCISES": ("grader.manifest", "EXERCISES"),
+    "EXERCISES": ("grader.course", "EXERCISES"),
     "LANGUAGES": ("grader.messages", "LANGUAGES"),
     "render": ("grader.messages", "render"),
-    "run_hidden": ("grader.native", "run_hidden"),
+    "run_hidden": ("grader.integrations.nbgrader.native", "run_hidden"),
     # Gradescope's run_autograder: `python -m grader.gradescope ROOT` (a command line, not a name).
-    "gradescope_entry": ("-m", "grader.gradescope"),
+    "gradescope_entry": ("-m", "grader.integrations.gradescope"),
 }
 
 
@@ -176,10 +176,13 @@ _grade_main(sys.argv[2:])
 def _grade_main(argv: list[str]) -> None:
     """Subprocess side of :func:`grade_api`: grade, then print our own JSON of the report."""
     from grader import Limits, Options, grade
+    from grader.settings import current
 
     path, suites, call_seconds, slot = argv[0], tuple(argv[1].split("+")), float(argv[2]), int(argv[3])
     select = argv[4] or None
-    options = Options(suites=suites, limits=Limits(call_seconds=call_seconds), slot=slot, select=select)
+    settings = current().replace(limits=Limits(call_seconds=call_seconds))
+    # A negative slot: claim a free one from the host's allocator, as every grading does.
+    options = Options(suites=suites, settings=settings, slot=slot if slot >= 0 else None, select=select)
     report = grade(path, options)
     try:
         languages, render = internal("LANGUAGES"), internal("render")
@@ -214,7 +217,7 @@ def _grade_main(argv: list[str]) -> None:
 
 
 def grade_api(
-    path: Path, suites: str = "public+hidden", call_seconds: float = 5.0, slot: int = 0, select: str = ""
+    path: Path, suites: str = "public+hidden", call_seconds: float = 5.0, slot: int = -1, select: str = ""
 ) -> dict[str, Any]:
     """Grade with ``grader.grade`` in a subprocess; our own JSON of the report, or an
     ``{"error": ...}`` when no report came back. ``select`` is a pytest ``-k`` expression."""
@@ -234,7 +237,7 @@ def grade_many_api(
     selects = selects or [""] * len(paths)
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = [
-            pool.submit(grade_api, p, suites, slot=i % jobs, select=k, **kwargs)
+            pool.submit(grade_api, p, suites, select=k, **kwargs)
             for i, (p, k) in enumerate(zip(paths, selects, strict=True))
         ]
         return [f.result() for f in futures]

@@ -53,6 +53,7 @@ from grader.sandbox.launch import INSIDE_DIR
 from grader.sandbox.limits import Limits
 from grader.sandbox.slots import MAX_SLOTS
 from grader.settings import current as current_settings
+from grader.vocabulary import builtin_name
 
 pytestmark = pytest.mark.slow
 
@@ -76,7 +77,7 @@ DEPENDS = {"residual": {"rmsnorm"}, "stack": {"rmsnorm"}, "compare": {"rmsnorm",
 # Message families. A result's first message must belong to the attack's expected set; any
 # further message must too, or be one of these supplements (shown on public tests only, or hints).
 SUPPLEMENTS = {"fault.exception_text", "fault.traceback", "fault.died_detail", "fault.bad_result_detail"}
-MUTATED = frozenset({"check.mutated"})
+MUTATED = frozenset({"check.mutated", "check.mutated_hidden"})
 """Most attacks also write into their inputs, so that no test can pass on "x is not modified"."""
 WRONG = (
     frozenset({"check.values_hidden", "check.values_public", "check.assertion", "check.non_finite", "check.dtype"})
@@ -153,8 +154,8 @@ def attack(
 
 FAILED, ERROR, CRASHED, TIMED_OUT, PASSED = {"failed"}, {"error"}, {"crashed"}, {"timeout"}, {"passed"}
 RAISED = {"fault.raised"}
-NOT_ARRAY = {"check.not_array", "check.assertion", "check.mutated"}
-BAD_KIND = {"check.bad_kind", "check.assertion", "check.mutated"}
+NOT_ARRAY = {"check.not_array", "check.assertion", *MUTATED}
+BAD_KIND = {"check.bad_kind", "check.assertion", *MUTATED}
 MEMORY = {"MemoryError", "an exception"}  # numpy raises its own MemoryError subclass
 HIDDEN = ("hidden",)
 
@@ -569,7 +570,9 @@ def _judge(item: Attack, result: CheckResult) -> str:
     if extra:
         wrong.append(f"unexpected messages {extra}")
     raised = [m.params.get("exc_type") for m in result.messages if m.id == "fault.raised"]
-    if item.exc_types and any(exc not in item.exc_types for exc in raised):
+    # Types outside the few that feedback names are shown as "an exception" (see vocabulary.py).
+    shown = {builtin_name(exc) for exc in item.exc_types}
+    if item.exc_types and any(exc not in shown for exc in raised):
         wrong.append(f"raised {raised}")
     # (b) a clear message: one at least, rendering in every language.
     if result.status is not Status.PASSED and not _feedback(result).strip():

@@ -79,6 +79,10 @@ def test_hidden_feedback_does_not_depend_on_what_the_student_encodes(
     assert judged, f"{attack}: no hidden test of {exercise} judged the attack's answers"
     problems = []
     for first, second in zip(*tests, strict=True):
+        if (first["status"] == "passed") != (second["status"] == "passed"):
+            # Pass or fail is the one bit every test gives (security.md, catalog #37): a student
+            # who steers how wrong an answer is can flip it, but nothing more.
+            continue
         a, b = feedback_of(first), feedback_of(second)
         if a != b:
             problems.append(f"{first['name']}:\n      SALT=0: {a[:300]!r}\n      SALT=1: {b[:300]!r}")

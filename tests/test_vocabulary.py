@@ -52,7 +52,8 @@ def test_messages_that_echo_the_students_values_are_not_allowed_on_hidden_tests(
         Message("check.values_hidden", {"what": "rmsnorm(x, gamma, eps)", "index": "(0, 3)"}),  # an extra value
         Message("check.values_public", {"what": "x", "count": 1, "size": 2, "index": "(0,)", "rtol": 1e-9}),
         Message("check.not_array", {"what": "rmsnorm(x, gamma, eps)", "type": "LEAK_4096"}),  # a class name
-        Message("check.mutated", {"function": "rmsnorm", "names": "x, aaaa9"}),  # a name with a digit
+        Message("check.mutated", {"function": "rmsnorm", "names": "x"}),  # which inputs: the student's choice
+        Message("fault.raised", {"function": "rmsnorm", "exc_type": "BlockingIOError"}),  # not one of the few
         Message("check.value_hidden", {"what": "op_counts(4096)"}),  # a literal hidden argument
         Message("fault.raised", {"function": "rmsnorm", "exc_type": "Leak4096Error"}),
         Message("fault.missing", {"function": "not_ours", "module": "rmsnorm.py"}),
@@ -73,7 +74,7 @@ def test_the_guard_replaces_any_message_that_carries_something_not_ours(message)
         Message(
             "check.not_array", {"what": "stack_trace(x, params, eps, placement)", "type": "an object of another type"}
         ),
-        Message("check.mutated", {"function": "postnorm_block", "names": "x, gamma"}),
+        Message("check.mutated_hidden", {"function": "postnorm_block"}),
         Message("fault.raised", {"function": "rmsnorm", "exc_type": "ValueError"}),
         Message("check.value_hidden", {"what": 'inspect_config(config)["n_layers"]'}),
         Message("hint.eps_outside_sqrt"),

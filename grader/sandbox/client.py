@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import queue
 import secrets
+import select
 import signal
 import subprocess
 import threading
@@ -141,15 +142,24 @@ class Worker:
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         self._stdout, self._stderr = CappedBuffer(self.limits.output_bytes), CappedBuffer(self.limits.output_bytes)
+        argv, passed = [*launch.argv, str(req_r), str(resp_w)], [req_r, resp_w]
+        if launch.options:  # the launcher reads its options from a pipe (see Launch.options)
+            if len(launch.options) >= select.PIPE_BUF * 8:  # must fit the pipe before anyone reads it
+                raise GraderFault("the sandbox's options do not fit in a pipe")
+            options_r, options_w = os.pipe()
+            os.write(options_w, launch.options)
+            os.close(options_w)
+            argv[1:1] = ["--args", str(options_r)]
+            passed.append(options_r)
         # The harness learns its two pipe descriptors from its last two arguments.
         self.proc = subprocess.Popen(
-            [*launch.argv, str(req_r), str(resp_w)],
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=launch.env,
             cwd=str(self.setup.get("cwd") or "/"),
-            pass_fds=(req_r, resp_w),
+            pass_fds=tuple(passed),
             preexec_fn=launch.preexec,
             start_new_session=True,
             close_fds=True,
@@ -157,8 +167,8 @@ class Worker:
             group=launch.uid,
             extra_groups=[] if launch.uid is not None else None,
         )
-        os.close(req_r)
-        os.close(resp_w)
+        for fd in passed:
+            os.close(fd)
         self._req_w = req_w
         self.frames = queue.Queue(FRAMES_QUEUED)
         self._stop_reading = threading.Event()

@@ -47,6 +47,10 @@ class Launch:
     """The uid ``Popen`` should switch to (process launch as root), else None."""
     seccomp: bytes | None = None
     """A BPF program for the harness to load before importing student code."""
+    options: bytes = b""
+    """Options for the launcher (bubblewrap's) handed over on a pipe, NUL-separated, instead of
+    on its command line: the command line is ``/proc/1/cmdline`` inside the sandbox, and the
+    options name host paths (the submission's temporary copy, the hidden directories)."""
 
 
 def clean_env(scratch: str) -> dict[str, str]:
@@ -115,7 +119,12 @@ SYSTEM_VIEW = [
 ]
 # fmt: on
 
-SITE_DIRS = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "local/lib/python3*/dist-packages")
+SITE_DIRS = tuple(
+    f"{prefix}{lib}/python3*/{kind}-packages"
+    for prefix in ("", "local/")
+    for lib in ("lib", "lib64")
+    for kind in ("site", "dist")
+)
 
 
 def hidden_dirs(roots: list[Path]) -> list[Path]:
@@ -161,22 +170,26 @@ def _view_flags(submission_dir: Path, limits: Limits) -> list[str]:
 
 def bwrap_launch(submission_dir: Path, limits: Limits, *, uid: int | None, seccomp: bytes | None, bwrap: str) -> Launch:
     """The process launch, inside bubblewrap. ``uid`` is used only when running as root."""
-    argv = [bwrap, *NAMESPACE_FLAGS]
+    options = [*NAMESPACE_FLAGS]
     if os.geteuid() != 0:
         # Unprivileged: a user namespace gives bubblewrap its mounts; no nested ones after.
-        argv += ["--unshare-user", "--disable-userns"]
+        options += ["--unshare-user", "--disable-userns"]
     for key, value in clean_env(SANDBOX_TMP).items():
-        argv += ["--setenv", key, value]
-    argv += [*_view_flags(submission_dir, limits), "--"]
-    if os.geteuid() == 0 and uid is not None:
-        argv += [*DROP_PRIVILEGES, f"--reuid={uid}", f"--regid={uid}"]
-    argv += python_argv(SANDBOX_INSIDE)
+        options += ["--setenv", key, value]
+    options += [*_view_flags(submission_dir, limits), "--"]
+    command = [*DROP_PRIVILEGES, f"--reuid={uid}", f"--regid={uid}"] if os.geteuid() == 0 and uid is not None else []
+    command += python_argv(SANDBOX_INSIDE)
 
     def preexec() -> None:
         limits.apply_rlimits(unprivileged=uid is not None)
 
     return Launch(
-        argv=argv, env={"PATH": "/usr/bin:/bin"}, preexec=preexec, directory=SANDBOX_SUBMISSION, seccomp=seccomp
+        argv=[bwrap, *command],
+        env={"PATH": "/usr/bin:/bin"},
+        preexec=preexec,
+        directory=SANDBOX_SUBMISSION,
+        seccomp=seccomp,
+        options=b"".join(option.encode() + b"\0" for option in options),
     )
 
 

@@ -22,7 +22,7 @@ def _leak(before, args, kwargs):
 
 
 def _install():
-    calling = sys.modules.get("calling") or sys.modules.get("grader.worker.calling")
+    calling = sys.modules.get("inside.calling") or sys.modules.get("calling") or sys.modules.get("grader.worker.calling")
     if calling is not None:
         calling.mutated = _leak
 

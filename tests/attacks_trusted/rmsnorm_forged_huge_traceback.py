@@ -25,7 +25,7 @@ def _report(exc, directory):
 
 
 def _install():
-    calling = sys.modules.get("calling") or sys.modules.get("grader.worker.calling")
+    calling = sys.modules.get("inside.calling") or sys.modules.get("calling") or sys.modules.get("grader.worker.calling")
     if calling is not None:
         calling.exception_report = _report
 

@@ -30,7 +30,7 @@ import nbformat
 from grader.faults import GraderFault
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
-from grader.notebook import cells, statement_text
+from grader.notebook import PARSED_CELL_CAP, cells, statement_text
 from grader.report.reporters import STATUS_MARK
 
 
@@ -110,11 +110,6 @@ def record(
 
 
 # -- the autograded notebook --------------------------------------------------------------------
-
-
-PARSED_CELL_CAP = 100_000
-"""Characters of one code cell parsed to find its definitions: a syntax tree costs many times
-its source in memory, and no honest cell defining these functions is anywhere near this."""
 
 
 def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
