@@ -20,6 +20,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,nbgrader,docs,crosscheck]'
+	$(BIN)/normlab environment  # the interpreter environment student code runs in
 	touch $@
 
 lint: setup

@@ -303,6 +303,26 @@ def doctor(as_json: bool, output: str | None, lang: str | None) -> None:
     sys.exit(0 if all_on else EXIT_FAILED_CHECK)
 
 
+@main.command(short_help="Build the environment student code runs in.", epilog=EXIT_CODES)
+@click.option(
+    "--course-dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="Build it for this course's packages (normlab.toml, [packages]); default: numpy, matplotlib.",
+)
+def environment(course_dir: str | None) -> None:
+    """Build the interpreter environment student code runs in: a venv of its own with numpy and
+    the course's packages, and nothing of the grader's. Needs the package registry once."""
+    from grader.sandbox import environment as env
+
+    settings = settings_from(Path(course_dir) if course_dir else None)
+    try:
+        built = env.build(settings.packages)
+    except GraderFault as exc:
+        raise GraderFaultExit(str(exc)) from exc
+    click.echo(f"{built.path}: {', '.join(built.requirements)}")
+
+
 @main.command(short_help="Measure what the sandbox costs.", epilog=EXIT_CODES)
 @click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True, help="Gradings per mode.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")

@@ -36,6 +36,10 @@ MODULE_OF: dict[str, str] = {fn: module for module, fns in EXERCISES.items() for
 
 MODULES: tuple[str, ...] = tuple(EXERCISES)
 
+DATA = ("configs",)
+"""Folders that ship next to the lab (the release copies them beside the notebook): student
+code may read them by a relative path, when grading too."""
+
 PACKAGE = Path(__file__).resolve().parent
 
 

@@ -1,37 +1,104 @@
-"""Read a student's notebook as data and pull out the code that defines their functions.
+"""Read a student's notebook as data: its cells, which of them run, and what to tell the student.
 
-Nothing in the notebook is trusted or executed here. Cell ids, nbgrader metadata (points,
-grade ids, locked flags, checksums), the kernelspec and stored outputs are all ignored: the
-student's code is found by *what it defines*. From every code cell, in order, we keep only
-the top-level statements that define things (``import``, ``def``, ``class``, and assignments
-to names those definitions use). Test calls, demo prints, asserts, IPython magics and shell
-escapes are dropped, so deleting, duplicating, reordering or retyping cells cannot break
-grading, and no cell can run a test inside the student's own process.
+Nothing here runs the student's code, or trusts anything in the file. The worker runs the code
+cells in order, in one namespace, each on its own (``sandbox/inside/cells.py``): a notebook is
+graded as Jupyter runs it. Here each code cell is prepared for that:
+
+* IPython syntax (magics, ``!`` commands, ``obj?``) is turned into plain Python by IPython's
+  own input transformer, as a kernel does before it runs a cell;
+* a cell in another language (``%%bash``, ``%%html``...) or under ``%%timeit`` (IPython runs it
+  in a scope of its own: nothing it defines survives) is skipped with a note;
+* nbgrader's own test cells, found by their metadata or by the test code the release writes
+  into them, are never run as the student's code;
+* a cell too long to be a cell of this lab is skipped with a note.
+
+Cell ids, outputs, kernelspecs and every other piece of metadata are ignored, so deleting,
+duplicating, reordering or retyping cells cannot break grading.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Sequence
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from grader.messages import Message
+from grader.sandbox.inside.protocol import clean_text
 
 MAX_NOTEBOOK_BYTES = 8 << 20
-PARSED_CELL_CAP = 100_000
-"""Characters of one code cell the trusted side parses: a syntax tree costs many times its
-source in memory, and no honest cell of this lab comes near this size."""
+CELL_CAP = 100_000
+"""Characters of one code cell that are read: no honest cell of this lab comes near it."""
 
-_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+LANGUAGE_MAGICS = frozenset(
+    {
+        "bash",
+        "sh",
+        "script",
+        "html",
+        "javascript",
+        "js",
+        "latex",
+        "markdown",
+        "svg",
+        "perl",
+        "ruby",
+        "python2",
+        "python3",
+        "pypy",
+        "system",
+        "sx",
+        "cmd",
+        "powershell",
+        "sql",
+        "R",
+    }
+)
+"""Cell magics whose body is not Python: Jupyter hands them to another program."""
+TEST_CELL_MARKERS = ("### BEGIN HIDDEN TESTS", "# Public tests for ", "run_hidden(")
+"""Text the release writes into nbgrader's test cells (found even when a notebook's nbgrader
+metadata was stripped, as some editors do)."""
+
+_IPYTHON_LINE = re.compile(r"^\s*[%!]|\?\s*$|=\s*[%!]", re.MULTILINE)
+_CELL_MAGIC = re.compile(r"\Aget_ipython\(\)\.run_cell_magic\('(\w+)'")
+_LINE_MAGIC = re.compile(r"get_ipython\(\)\.(?:run_line_magic\('(\w+)'|system\(|getoutput\()")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a student's notebook, whatever shape the file gave it."""
+
+    number: int
+    """Its position among all cells, from 1."""
+    kind: str
+    """``code``, ``markdown``, ``raw``, or ``other`` for anything unexpected."""
+    source: str
+    nbgrader: dict[str, Any]
+    """The cell's nbgrader metadata when it is a mapping, else empty."""
+
+    @property
+    def first_line(self) -> str:
+        """How a person finds the cell: its first line that is not blank, shortened."""
+        line = next((ln.strip() for ln in self.source.splitlines() if ln.strip()), "")
+        return line if len(line) <= 60 else line[:57] + "..."
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    """A code cell the worker runs."""
+
+    number: int
+    first_line: str
+    code: str
+    """Plain Python: IPython syntax already turned into calls of ``get_ipython()``."""
 
 
 @dataclass
-class Extracted:
-    """The module source built from a notebook, and what was left out on the way."""
+class Notebook:
+    """What a notebook gives the worker to run, and what reading it found."""
 
-    source: str
+    cells: list[CodeCell]
     notes: list[Message] = field(default_factory=list)
 
 
@@ -51,17 +118,15 @@ def cell_source(cell: dict[str, Any]) -> str:
     return str(src)
 
 
-@dataclass(frozen=True)
-class Cell:
-    """One cell of a student's notebook, whatever shape the file gave it."""
+def first_line(node: ast.stmt) -> int:
+    """The line a statement starts on, its decorators included."""
+    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
+    return min([node.lineno] + [d.lineno for d in decorators])
 
-    number: int
-    """Its position among all cells, from 1 (how Jupyter's own numbering of cells counts)."""
-    kind: str
-    """``code``, ``markdown``, ``raw``, or ``other`` for anything unexpected."""
-    source: str
-    nbgrader: dict[str, Any]
-    """The cell's nbgrader metadata when it is a mapping, else empty."""
+
+def statement_text(lines: list[str], node: ast.stmt) -> str:
+    """The source of one top-level statement, decorators included, from its module's lines."""
+    return "\n".join(lines[first_line(node) - 1 : node.end_lineno])
 
 
 def cells(nb: object) -> list[Cell]:
@@ -87,85 +152,104 @@ def cells(nb: object) -> list[Cell]:
     return out
 
 
-def first_line(node: ast.stmt) -> int:
-    """The line a statement starts on, its decorators included."""
-    decorators: list[ast.expr] = getattr(node, "decorator_list", [])
-    return min([node.lineno] + [d.lineno for d in decorators])
+def is_test_cell(cell: Cell) -> bool:
+    """nbgrader's autograder test cells: never the student's code."""
+    marked = cell.nbgrader.get("grade") is True and not cell.nbgrader.get("solution")
+    return marked or any(marker in cell.source for marker in TEST_CELL_MARKERS)
 
 
-def statement_text(lines: list[str], node: ast.stmt) -> str:
-    """The source of one top-level statement, decorators included, from its module's lines."""
-    return "\n".join(lines[first_line(node) - 1 : node.end_lineno])
+def python_of(source: str) -> str:
+    """The cell as a kernel runs it: IPython syntax turned into plain Python."""
+    if not _IPYTHON_LINE.search(source):
+        return source
+    from IPython.core.inputtransformer2 import TransformerManager  # only for cells that need it
+
+    try:
+        return str(TransformerManager().transform_cell(source))
+    except Exception:  # what IPython cannot transform, a kernel cannot run: the cell will fail
+        return source
 
 
-def _strip_ipython(source: str) -> tuple[str, bool]:
-    """Blank out magics (``%``, ``%%``) and shell escapes (``!``); keep line numbers."""
-    lines = source.split("\n")
-    if lines and lines[0].lstrip().startswith("%%"):
-        return "", True
-    kept, dropped = [], False
-    for line in lines:
-        stripped = line.lstrip()
-        if stripped.startswith(("%", "!")) or "get_ipython(" in stripped:
-            kept.append("")
-            dropped = True
-        else:
-            kept.append(line)
-    return "\n".join(kept), dropped
+def _prepare(cell: Cell) -> tuple[CodeCell | None, list[Message]]:
+    """The cell to run (None: skipped), and the notes about it."""
+    place = {"cell": cell.number, "first_line": cell.first_line}
+    if len(cell.source) > CELL_CAP:
+        return None, [Message("submission.cell_too_large", place | {"limit": CELL_CAP})]
+    code = python_of(cell.source)
+    magic = _CELL_MAGIC.match(code)
+    if magic and magic.group(1) in LANGUAGE_MAGICS:
+        return None, [Message("submission.cell_other_language", place | {"magic": f"%%{magic.group(1)}"})]
+    if magic and magic.group(1) == "timeit":
+        return None, [Message("submission.cell_timeit", place)]
+    notes = [Message("submission.cell_magic_removed", place)] if _LINE_MAGIC.search(code) else []
+    return CodeCell(cell.number, cell.first_line, code), notes
 
 
-def _names_loaded(nodes: Sequence[ast.stmt]) -> set[str]:
-    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
-def _assigned(node: ast.stmt) -> set[str]:
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
-    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-
-
-def extract(raw: bytes) -> Extracted:
-    """Build a module from a notebook's code cells. Raises :class:`NotebookUnreadable`."""
+def parse(raw: bytes) -> Any:
+    """The notebook file as JSON data. Raises :class:`NotebookUnreadable`."""
     if len(raw) > MAX_NOTEBOOK_BYTES:
         raise NotebookUnreadable(Message("submission.notebook_too_large", {"limit": MAX_NOTEBOOK_BYTES}))
     try:
         nb = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise NotebookUnreadable(Message("submission.notebook_not_json", {"detail": str(exc)[:200]})) from None
-    cells = nb.get("cells") if isinstance(nb, dict) else None
-    if not isinstance(cells, list):
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise NotebookUnreadable(Message("submission.notebook_no_cells"))
+    return nb
 
-    notes: list[Message] = []
-    # Per cell, only what is needed later is kept (the syntax tree is dropped at once: it
-    # costs many times the source in memory).
-    segments: list[tuple[int, str, set[str] | None]] = []
-    needed: set[str] = set()
-    for number, cell in enumerate(cells, start=1):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+
+def read(raw: bytes) -> Notebook:
+    """The code cells to run, in order. Raises :class:`NotebookUnreadable`."""
+    notebook = Notebook(cells=[])
+    for cell in cells(parse(raw)):
+        if cell.kind != "code" or is_test_cell(cell):
             continue
-        source, had_magic = _strip_ipython(cell_source(cell))
-        if had_magic:
-            notes.append(Message("submission.cell_magic_removed", {"cell": number}))
-        if len(source) > PARSED_CELL_CAP:
-            notes.append(Message("submission.cell_too_large", {"cell": number, "limit": PARSED_CELL_CAP}))
-            continue
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # a nesting bomb is a bad cell
-            line = getattr(exc, "lineno", None) or "?"
-            notes.append(Message("submission.cell_syntax_error", {"cell": number, "line": line}))
-            continue
-        lines = source.split("\n")
-        for node in tree.body:
-            if isinstance(node, _DEFINITIONS):
-                needed |= _names_loaded([node])
-                segments.append((number, statement_text(lines, node), None))
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                segments.append((number, statement_text(lines, node), _assigned(node)))
-        del tree
-    kept = [
-        f"# --- cell {number}\n{segment}"
-        for number, segment, assigned in segments
-        if assigned is None or assigned & needed
-    ]
-    return Extracted(source="\n\n".join(kept) + "\n", notes=notes)
+        prepared, notes = _prepare(cell)
+        notebook.notes += notes
+        if prepared is not None:
+            notebook.cells.append(prepared)
+    return notebook
+
+
+def _package(message: str) -> str | None:
+    """The package a ``ModuleNotFoundError`` names (``scipy`` for ``scipy.special``)."""
+    match = re.match(r"No module named '([A-Za-z0-9_.]+)'", message)
+    return match.group(1).split(".")[0] if match else None
+
+
+def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str, ...]) -> Message | None:
+    """The note on one cell's outcome as the worker reported it (its values checked here)."""
+    place = {"cell": cell.number, "first_line": cell.first_line}
+    line = outcome.get("line") if type(outcome.get("line")) is int else "?"
+    if outcome.get("status") == "syntax":
+        return Message("submission.cell_syntax_error", place | {"line": line})
+    if outcome.get("status") != "raised":
+        return None
+    message = clean_text(str(outcome.get("message", "")))[:300]
+    package = _package(message) if outcome.get("builtin_type") in ("ImportError", "ModuleNotFoundError") else None
+    if package is not None:
+        return Message(
+            "submission.cell_missing_package", place | {"package": package, "available": ", ".join(available)}
+        )
+    exc_type = clean_text(str(outcome.get("exc_type", "an exception")))[:100]
+    return Message("submission.cell_failed", place | {"exc_type": exc_type, "line": line, "message": message})
+
+
+def outcome_notes(
+    cells_run: list[CodeCell], outcomes: object, skipped: dict[int, str], available: tuple[str, ...], seconds: float
+) -> list[Message]:
+    """Notes on what happened to the cells when the worker ran them: the cells that raised, did
+    not compile, ran past their time or stopped the process. Reported by the worker before
+    any test's input reached it; read here as untrusted data, in bounds."""
+    by_number = {cell.number: cell for cell in cells_run}
+    notes = []
+    for number, reason in sorted(skipped.items()):
+        place = {"cell": number, "first_line": by_number[number].first_line}
+        timeout = Message("submission.cell_timeout", place | {"seconds": seconds})
+        notes.append(timeout if reason == "timeout" else Message("submission.cell_crashed", place))
+    for outcome in outcomes[: len(cells_run)] if isinstance(outcomes, list) else []:
+        reported = outcome.get("number") if isinstance(outcome, dict) else None
+        if type(reported) is int and reported in by_number:
+            note = _outcome_note(by_number[reported], outcome, available)
+            notes += [note] if note else []
+    return notes

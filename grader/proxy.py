@@ -35,7 +35,7 @@ from grader.faults import (
 from grader.messages import Message
 from grader.sandbox import answers
 from grader.sandbox.answers import SublayerRecord
-from grader.sandbox.client import Reply, ReplyKind
+from grader.sandbox.client import NotebookStopped, Reply, ReplyKind
 from grader.sandbox.limits import Limits
 from grader.submission import Prepared
 
@@ -150,8 +150,12 @@ class StudentProxy:
             )
         seconds = min(self._limits.call_seconds, budget)
         start = time.monotonic()
-        reply = self._worker.call(function, args, kwargs, seconds=seconds)
-        self._spent += time.monotonic() - start
+        try:
+            reply = self._worker.call(function, args, kwargs, seconds=seconds)
+        except NotebookStopped:
+            raise StudentCrashed(function, [Message("fault.notebook_stopped")]) from None
+        finally:
+            self._spent += time.monotonic() - start
         return self._interpret(function, module, reply, seconds, args, kwargs)
 
     def _interpret(

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import course
+from grader import course, notebook
 from grader.faults import GraderFault
 from grader.model import Report
 from grader.plugin import GradingPlugin
@@ -126,7 +126,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         scratch = Path(tempfile.mkdtemp(prefix="normlab-run-"))
         cleanup.callback(shutil.rmtree, scratch, ignore_errors=True)
         limits = options.settings.limits
-        worker = Worker(plan.launcher, prepared.setup(), limits)
+        worker = Worker(plan.launcher, prepared.setup(), limits, frozenset(c.number for c in prepared.cells))
         cleanup.callback(worker.close)
         plugin = GradingPlugin(StudentProxy(prepared, worker, limits), reference, hidden)
         with _quiet_pytest():
@@ -136,13 +136,16 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             raise GraderFault(f"pytest stopped with exit code {int(code)}")
         uid = worker.ready.get("uid")
+        cell_notes = notebook.outcome_notes(
+            prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.call_seconds
+        )
         return Report(
             submission=str(submission),
             results=tuple(plugin.ordered_results()),
             suites=options.suites,
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),
-            notes=capped(prepared.notes),
+            notes=capped([*prepared.notes, *cell_notes]),
             worker_uid=uid if isinstance(uid, int) else None,
             seconds=time.monotonic() - started,
         )

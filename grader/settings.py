@@ -52,6 +52,9 @@ class Settings:
     """Worker slot ``n`` runs as uid ``uid_base + n`` (when the grader runs as root)."""
     slot_dir: Path | None = None
     """Where the host's slot lock files live (None: the default, see ``sandbox/slots.py``)."""
+    packages: tuple[str, ...] = ("numpy", "matplotlib")
+    """What student code may import (``[packages] allowed`` in the course file): installed in
+    the environment student code runs in, and named when a notebook imports anything else."""
     course_file: Path | None = None
     """The course file these settings were read from, if any."""
     course: Mapping[str, Any] = field(default_factory=dict)
@@ -88,8 +91,9 @@ def _from_course_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read the course file: {exc}") from None
-    grading, limits = data.pop("grading", {}), data.pop("limits", {})
-    for section, keys, allowed in (("grading", grading, GRADING_KEYS), ("limits", limits, LIMIT_KEYS)):
+    grading, limits, packages = data.pop("grading", {}), data.pop("limits", {}), data.pop("packages", {})
+    sections = (("grading", grading, GRADING_KEYS), ("limits", limits, LIMIT_KEYS), ("packages", packages, {"allowed"}))
+    for section, keys, allowed in sections:
         unknown = sorted(set(keys) - allowed)
         if unknown:
             raise SettingsError(
@@ -102,6 +106,11 @@ def _from_course_file(path: Path) -> dict[str, Any]:
         values["lang"] = normalize_language(str(grading["language"]))
     if "jobs" in grading:
         values["jobs"] = _integer("[grading] jobs", grading["jobs"], 1)
+    if "allowed" in packages:
+        allowed = packages["allowed"]
+        if not isinstance(allowed, list) or not all(isinstance(p, str) and p.strip() for p in allowed):
+            raise SettingsError(f"{path}: [packages] allowed must be a list of package names (pip requirements)")
+        values["packages"] = tuple(dict.fromkeys(["numpy", *allowed]))  # numpy is always there
     try:
         values["limits"] = Limits(**limits)
     except TypeError as exc:

@@ -8,6 +8,7 @@ are copied, as regular files read without following symlinks, so a ``conftest.py
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -15,12 +16,15 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.course import MODULE_OF, MODULES
+from grader import notebook
+from grader.course import DATA, MODULE_OF, MODULES, exercises_dir
 from grader.messages import Message
-from grader.notebook import NotebookUnreadable, extract
+from grader.notebook import CodeCell, NotebookUnreadable
 
 MAX_MODULE_BYTES = 2 << 20
 SINGLE_MODULE = "submission"
+CELLS_FILE = "cells.json"
+"""A notebook's code cells as the worker runs them, written next to the module files."""
 
 
 MAX_NOTES = 30
@@ -54,10 +58,17 @@ class Prepared:
     notes: list[Message] = field(default_factory=list)
     unreadable: Message | None = None
     """Set when nothing in the submission can be imported; every test gets this message."""
+    cells: list[CodeCell] = field(default_factory=list)
+    """A notebook's code cells, in the order the worker runs them (``cells.json``)."""
+    skip_cells: dict[int, str] = field(default_factory=dict)
+    """Cells not to run again, and why: they ran past their time or stopped the process."""
 
     def setup(self) -> dict[str, object]:
         """The worker's setup message (its ``directory`` is filled in by the launcher)."""
-        return {"modules": dict(MODULE_OF), "single": self.single}
+        setup: dict[str, object] = {"modules": dict(MODULE_OF), "single": self.single, "data": list(DATA)}
+        if self.kind == "notebook" and self.unreadable is None:
+            setup |= {"cells": CELLS_FILE, "skip_cells": sorted(self.skip_cells)}
+        return setup
 
     def cleanup(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
@@ -100,10 +111,21 @@ def prepare(path: str | Path) -> Prepared:
             prepared = _prepare_notebook(origin, directory)
         else:
             raise SubmissionError(f"{origin} is not a directory, a .py file or a .ipynb notebook")
+        _copy_course_data(directory)
     except BaseException:
         shutil.rmtree(directory, ignore_errors=True)
         raise
     return prepared
+
+
+def _copy_course_data(directory: Path) -> None:
+    """The public data that ships beside the lab (the config bank), for relative paths."""
+    for name in DATA:
+        if (exercises_dir() / name).is_dir():
+            shutil.copytree(exercises_dir() / name, directory / name)
+            for path in (directory / name).rglob("*"):
+                path.chmod(0o755 if path.is_dir() else 0o644)
+            (directory / name).chmod(0o755)
 
 
 def _prepare_directory(origin: Path, directory: Path) -> Prepared:
@@ -148,15 +170,19 @@ def _prepare_single(origin: Path, directory: Path, kind: str, data: bytes | None
 
 
 def _prepare_notebook(origin: Path, directory: Path) -> Prepared:
-    raw = _read_regular(origin, 8 << 20)
+    """A notebook: its code cells, prepared to run in order as Jupyter runs them."""
+    prepared = Prepared(str(origin), directory, "notebook", SINGLE_MODULE)
+    raw = _read_regular(origin, notebook.MAX_NOTEBOOK_BYTES + 1)
     if raw is None:
-        return _prepare_single(origin, directory, "notebook", None)
+        prepared.unreadable = Message("submission.file_unreadable", {"path": origin.name})
+        return prepared
     try:
-        extracted = extract(raw)
+        read = notebook.read(raw)
     except NotebookUnreadable as exc:
-        prepared = Prepared(str(origin), directory, "notebook", SINGLE_MODULE)
         prepared.unreadable = exc.message
         return prepared
-    prepared = _prepare_single(origin, directory, "notebook", extracted.source.encode())
-    prepared.notes.extend(extracted.notes)
+    cells = [{"number": cell.number, "code": cell.code} for cell in read.cells]
+    _write(directory, CELLS_FILE, json.dumps(cells).encode())
+    prepared.cells, prepared.notes = read.cells, list(read.notes)
+    prepared.present.add(SINGLE_MODULE)
     return prepared

@@ -137,6 +137,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "fault.budget_spent": {"seconds": "our_number"},
     "fault.bad_result": {"function": "function"},
     "fault.bad_record": {"function": "function"},
+    "fault.notebook_stopped": {},
     **{
         f"fault.died_{reason}": {"function": "function"}
         for reason in ("cpu", "segv", "abort", "killed", "syscall", "file_size", "signal", "exit")

@@ -1,63 +1,123 @@
-"""Notebook extraction: definitions are kept by name, everything else is left out."""
+"""Reading a notebook on the trusted side: which cells run, as what Python, and the notes.
+
+Nothing here runs student code: the cells are prepared for the worker, which runs them as
+Jupyter does (``test_cells.py``).
+"""
 
 import json
 
 import pytest
 
-from grader.notebook import NotebookUnreadable, extract
+from grader.notebook import CELL_CAP, NotebookUnreadable, outcome_notes, read
 
 
-def _nb(*sources, cell_type="code"):
-    return json.dumps({"cells": [{"cell_type": cell_type, "source": s, "metadata": {}} for s in sources]}).encode()
+def _nb(*sources, cell_type="code", metadata=None):
+    cells = [{"cell_type": cell_type, "source": s, "metadata": metadata or {}} for s in sources]
+    return json.dumps({"cells": cells}).encode()
 
 
-def test_definitions_and_the_names_they_use_are_kept():
-    out = extract(_nb("import numpy as np\nEPS = 1e-6\nUNUSED = 3\nprint('hi')", "def f(x):\n    return x + EPS"))
-    namespace: dict = {}
-    exec(out.source, namespace)
-    assert namespace["f"](1.0) == 1.0 + 1e-6
-    assert "UNUSED" not in namespace and "print" not in out.source
+def ids(notes):
+    return [n.id for n in notes]
 
 
-def test_test_calls_asserts_and_magics_are_dropped():
-    out = extract(
-        _nb(
-            "%%bash\nrm -rf /",
-            "!ls\n%time f(1)\nget_ipython().run_line_magic('x', '')\ndef f(x):\n    return x",
-            "assert f(1) == 2\nf(3)",
-        )
-    )
-    assert "rm -rf" not in out.source and "assert" not in out.source and "get_ipython" not in out.source
-    assert [n.id for n in out.notes] == ["submission.cell_magic_removed", "submission.cell_magic_removed"]
-
-
-def test_a_cell_with_a_syntax_error_is_skipped_and_noted():
-    out = extract(_nb("def f(:\n", "def g():\n    return 1"))
-    assert "def g" in out.source and "def f" not in out.source
-    assert [(n.id, n.params["cell"]) for n in out.notes] == [("submission.cell_syntax_error", 1)]
-
-
-def test_the_last_duplicate_definition_wins_and_decorators_stay():
-    out = extract(_nb("def f():\n    return 1", "import functools\n@functools.lru_cache\ndef f():\n    return 2"))
-    namespace: dict = {}
-    exec(out.source, namespace)
-    assert namespace["f"]() == 2
-
-
-def test_markdown_and_raw_cells_and_source_lists():
+def test_code_cells_run_in_order_with_their_numbers_among_all_cells():
     raw = json.dumps(
         {
             "cells": [
-                {"cell_type": "markdown", "source": ["def not_code():\n", "    pass"]},
+                {"cell_type": "markdown", "source": ["# Lab\n", "def not_code(): pass"]},
                 {"cell_type": "code", "source": ["def f():\n", "    return 5\n"]},
+                {"cell_type": "raw", "source": "x = 1"},
+                {"cell_type": "code", "source": "print(f())"},
             ]
         }
     ).encode()
-    assert "not_code" not in extract(raw).source and "def f" in extract(raw).source
+    notebook = read(raw)
+    assert [(c.number, c.code) for c in notebook.cells] == [(2, "def f():\n    return 5\n"), (4, "print(f())")]
+    assert notebook.cells[0].first_line == "def f():" and notebook.notes == []
+
+
+def test_ipython_syntax_becomes_the_calls_a_kernel_makes():
+    notebook = read(_nb("%%time\ndef f(x):\n    return x", "%matplotlib inline\nfiles = !ls\nimport numpy as np"))
+    timed, magics = notebook.cells
+    assert timed.code.startswith("get_ipython().run_cell_magic('time'")
+    assert "get_ipython().run_line_magic('matplotlib', 'inline')" in magics.code and "import numpy" in magics.code
+    assert ids(notebook.notes) == ["submission.cell_magic_removed"]
+    assert notebook.notes[0].params == {"cell": 2, "first_line": "%matplotlib inline"}
+
+
+@pytest.mark.parametrize(
+    ("source", "note"),
+    [
+        ("%%bash\nrm -rf /", "submission.cell_other_language"),
+        ("%%html\n<b>hi</b>", "submission.cell_other_language"),
+        ("%%timeit\ndef f(x):\n    return x", "submission.cell_timeit"),
+    ],
+)
+def test_cells_jupyter_would_not_run_as_python_are_skipped_with_a_note(source, note):
+    notebook = read(_nb(source, "y = 2"))
+    assert [c.number for c in notebook.cells] == [2]
+    assert ids(notebook.notes) == [note]
+
+
+def test_nbgrader_test_cells_never_run_as_the_students_code():
+    marked = {"nbgrader": {"grade": True, "solution": False, "grade_id": "rmsnorm-hidden", "points": 29}}
+    solution = {"nbgrader": {"grade": False, "solution": True, "grade_id": "rmsnorm-rmsnorm"}}
+    raw = json.dumps(
+        {
+            "cells": [
+                {"cell_type": "code", "source": "def rmsnorm(x): ...", "metadata": solution},
+                {"cell_type": "code", "source": "assert True", "metadata": marked},
+                # nbgrader metadata stripped (as some editors do): found by the release's text
+                {"cell_type": "code", "source": "### BEGIN HIDDEN TESTS\nrun_hidden('rmsnorm', globals())"},
+                {"cell_type": "code", "source": "# Public tests for rmsnorm: 4 point(s)\n_run_public([])"},
+            ]
+        }
+    ).encode()
+    notebook = read(raw)
+    assert [c.number for c in notebook.cells] == [1] and notebook.notes == []
+
+
+def test_a_cell_too_long_to_be_a_lab_cell_is_not_read():
+    notebook = read(_nb("x = 1\n" * (CELL_CAP // 6 + 1), "y = 2"))
+    assert [c.number for c in notebook.cells] == [2] and ids(notebook.notes) == ["submission.cell_too_large"]
+
+
+def test_malformed_cells_are_read_as_far_as_they_make_sense():
+    raw = json.dumps(
+        {
+            "cells": [
+                "not a cell",
+                {"cell_type": "code", "source": 42, "metadata": ["a", "list"]},
+                {"cell_type": "code", "source": ["a = ", "1"], "metadata": {"nbgrader": [1]}},
+            ]
+        }
+    ).encode()
+    assert [(c.number, c.code) for c in read(raw).cells] == [(2, "42"), (3, "a = 1")]
 
 
 @pytest.mark.parametrize("raw", [b"not json", b"[1, 2]", b'{"cells": 5}', b"\xff\xfe"])
 def test_unreadable_notebooks_raise_with_a_message(raw):
     with pytest.raises(NotebookUnreadable) as info:
-        extract(raw)
+        read(raw)
     assert info.value.message.id.startswith("submission.notebook_")
+
+
+def test_cell_outcomes_become_notes_and_what_does_not_fit_the_schema_is_ignored():
+    cells = read(_nb("import pandas as pd", "def f(:", "1 / 0", "ok = 1", "while True: pass")).cells
+    outcomes = [
+        {"number": 1, "status": "raised", "builtin_type": "ModuleNotFoundError", "message": "No module named 'pandas'"},
+        {"number": 2, "status": "syntax", "line": 1},
+        {"number": 3, "status": "raised", "exc_type": "ZeroDivisionError", "message": "division by zero", "line": 1},
+        {"number": 4, "status": "ok"},
+        {"number": 99, "status": "raised"},  # not a cell that was sent: ignored
+        "junk",
+    ]
+    notes = outcome_notes(cells, outcomes, {5: "timeout"}, ("numpy", "matplotlib"), 10.0)
+    assert ids(notes) == [
+        "submission.cell_timeout",
+        "submission.cell_missing_package",
+        "submission.cell_syntax_error",
+        "submission.cell_failed",
+    ]
+    assert notes[1].params["package"] == "pandas" and notes[1].params["available"] == "numpy, matplotlib"
+    assert outcome_notes(cells, {"not": "a list"}, {}, (), 1.0) == []

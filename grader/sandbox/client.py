@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -103,6 +103,8 @@ class Reply:
     detail: str = ""
     """For ``invalid``: what was wrong with the response."""
     stderr: str = ""
+    cell: int | None = None
+    """The notebook cell that was running when the worker stopped, while it started."""
 
 
 FRAMES_QUEUED = 4
@@ -118,10 +120,21 @@ def _decoded(payload: bytes) -> tuple[FrameKind, Any]:
         return FrameKind.INVALID, f"{type(exc).__name__}: {exc}"
 
 
+class NotebookStopped(Exception):
+    """A notebook's cells keep the worker from starting (they stop it or hang) in a way that
+    skipping one cell at a time does not mend; the student's fault, for every call."""
+
+
 class Worker:
     """A restartable worker process for one submission."""
 
-    def __init__(self, make_launch: Callable[[], Launch], setup: dict[str, Any], limits: Limits) -> None:
+    def __init__(
+        self,
+        make_launch: Callable[[], Launch],
+        setup: dict[str, Any],
+        limits: Limits,
+        cells: frozenset[int] = frozenset(),
+    ) -> None:
         self.make_launch = make_launch
         self.setup = setup
         self.limits = limits
@@ -130,15 +143,21 @@ class Worker:
         self._stop_reading = threading.Event()
         self.launch: Launch | None = None
         self.ready: dict[str, Any] = {}
+        self.cell_outcomes: Any = None
+        """What the worker reported of a notebook's cells the first time it ran them (checked by
+        the runner before anything reads it)."""
+        self.cells = cells
+        """A notebook's code cells the worker runs when it starts (their numbers)."""
+        self.skipped_cells: dict[int, str] = {}
+        """Cells not run any more: ``timeout`` or ``crashed`` (it stopped the process)."""
         self._req_w = -1
         self._stderr = CappedBuffer(limits.output_bytes)
         self._stdout = CappedBuffer(limits.output_bytes)
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def _start(self) -> None:
-        launch = self.make_launch()
-        self.launch = launch
+    def _spawn(self, launch: Launch) -> None:
+        """Start the worker process and its readers, and send it its setup."""
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         self._stdout, self._stderr = CappedBuffer(self.limits.output_bytes), CappedBuffer(self.limits.output_bytes)
@@ -158,7 +177,7 @@ class Worker:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=launch.env,
-            cwd=str(self.setup.get("cwd") or "/"),
+            cwd="/",
             pass_fds=tuple(passed),
             preexec_fn=launch.preexec,
             start_new_session=True,
@@ -177,18 +196,35 @@ class Worker:
         reader = (resp_r, self.frames, self._stop_reading)
         threading.Thread(target=self._read_frames, args=reader, daemon=True).start()
         setup = dict(self.setup, directory=launch.directory)
+        if "cells" in setup:
+            setup["skip_cells"] = sorted(self.skipped_cells)
         if launch.seccomp is not None:
             import numpy as np
 
             setup["seccomp"] = np.frombuffer(launch.seccomp, dtype=np.uint8)
-        setup.pop("cwd", None)
         self._send(setup)
-        reply = self._wait(deadline=time.monotonic() + max(self.limits.call_seconds, 30.0))
-        if reply.kind is not ReplyKind.ANSWER or reply.message.get("event") != "ready":
+
+    def _start(self) -> None:
+        """Start a worker. A notebook's cells run before it is ready: a cell that runs past its
+        time or stops the process is skipped, and the worker started again without it."""
+        while True:
+            launch = self.make_launch()
+            self.launch = launch
+            self._spawn(launch)
+            reply = self._wait(deadline=time.monotonic() + max(self.limits.call_seconds, 30.0), per_cell=True)
+            if reply.kind is ReplyKind.ANSWER and reply.message.get("event") == "ready":
+                self.ready = reply.message
+                if self.cell_outcomes is None:  # the first run's outcomes: later runs are the same cells
+                    self.cell_outcomes = reply.message.get("cells")
+                return
             self.kill()
-            # Nothing of the student's has run yet: a worker that cannot start is our fault.
-            raise GraderFault(f"the worker did not start ({reply.kind.value}): {reply.detail} {reply.stderr[-2000:]}")
-        self.ready = reply.message
+            if reply.cell is None:
+                # Nothing of the student's was running: a worker that cannot start is our fault.
+                detail = f"{reply.kind.value}): {reply.detail} {reply.stderr[-2000:]}"
+                raise GraderFault(f"the worker did not start ({detail}")
+            if reply.cell not in self.cells or reply.cell in self.skipped_cells:
+                raise NotebookStopped(reply.cell)  # the worker's own report of its cells is off
+            self.skipped_cells[reply.cell] = "timeout" if reply.kind is ReplyKind.TIMEOUT else "crashed"
 
     def _read_frames(self, fd: int, frames: queue.Queue[tuple[FrameKind, Any]], stop: threading.Event) -> None:
         """Read raw frames (their size checked before they are read) into a short queue. A
@@ -248,16 +284,18 @@ class Worker:
 
     # -- calls -----------------------------------------------------------------------------
 
-    def _wait(self, deadline: float, nonce: str | None = None) -> Reply:
+    def _wait(self, deadline: float, nonce: str | None = None, per_cell: bool = False) -> Reply:
         """The reply to the call tagged ``nonce``. Frames carrying another tag were forged by
         the student's code (it can write to the response pipe) and are dropped, so forged
-        answers can never be taken for the answers to later calls."""
+        answers can never be taken for the answers to later calls. With ``per_cell``, each
+        notebook cell that starts gets the call's time limit of its own."""
         importing: str | None = None
+        cell: int | None = None
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
-                return Reply(ReplyKind.TIMEOUT, importing=importing, stderr=self._stderr.text())
+                return Reply(ReplyKind.TIMEOUT, importing=importing, stderr=self._stderr.text(), cell=cell)
             try:
                 kind, value = self.frames.get(timeout=remaining)
             except queue.Empty:
@@ -265,7 +303,7 @@ class Worker:
             if kind is FrameKind.FRAME:
                 kind, value = _decoded(value)
             if kind is FrameKind.EOF:
-                return self._ended(deadline, importing)
+                return replace(self._ended(deadline, importing), cell=cell)
             forged = nonce is not None and (not isinstance(value, dict) or value.get("nonce") != nonce)
             if kind is FrameKind.FRAME and forged:
                 continue
@@ -275,6 +313,10 @@ class Worker:
                 return Reply(ReplyKind.INVALID, detail=detail, importing=importing, stderr=self._stderr.text())
             if value.get("event") in ("import_start", "import_done"):
                 importing = str(value.get("module")) if value["event"] == "import_start" else None
+                continue
+            if per_cell and value.get("event") == "cell_start" and type(value.get("cell")) is int:
+                cell = value["cell"]
+                deadline = time.monotonic() + self.limits.call_seconds
                 continue
             return Reply(ReplyKind.ANSWER, message=value, importing=importing)
 

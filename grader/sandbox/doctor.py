@@ -42,6 +42,9 @@ def probe(secrets):
             if os.path.isdir(os.path.join(entry, part)):
                 seen["visible_secrets"].append(os.path.join(entry, part))
     seen["root_entries"] = sorted(os.listdir("/"))
+    import importlib.util
+    seen["prefix"] = sys.prefix
+    seen["grader_importable"] = importlib.util.find_spec("grader") is not None
     try:
         pid = os.fork()
         if pid == 0:
@@ -96,6 +99,9 @@ def _judge(name: str, seen: dict[str, Any], limits: Limits, grader_pid: int) -> 
     if name == "seccomp":
         ok = seen["seccomp_mode"] == "2" and seen["fork"] != "allowed" and seen["socket"] != "allowed"
         return ok, f"seccomp mode {seen['seccomp_mode']}, fork: {seen['fork']}, socket: {seen['socket']}"
+    if name == "own-environment":
+        ok = not seen["grader_importable"]
+        return ok, f"interpreter environment {seen['prefix']}, grader importable: {seen['grader_importable']}"
     raise ValueError(name)
 
 

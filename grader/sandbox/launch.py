@@ -53,12 +53,34 @@ class Launch:
     options name host paths (the submission's temporary copy, the hidden directories)."""
 
 
+SANDBOX_ENV = "/normlab/env"
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The Python that runs the worker, and the host directories it needs to run."""
+
+    python: Path
+    """The interpreter on the host."""
+    roots: tuple[Path, ...]
+    """Host directories it needs besides /usr (its installation), bound at their own paths."""
+    environment: Path | None = None
+    """The environment student code runs in (see ``environment.py``), shown inside bubblewrap
+    as ``/normlab/env``; None: the grader's own interpreter (degraded)."""
+
+    def python_inside(self) -> str:
+        """The interpreter's path as the sandboxed worker sees it."""
+        return f"{SANDBOX_ENV}/bin/python" if self.environment is not None else str(self.python)
+
+
 def clean_env(scratch: str) -> dict[str, str]:
-    """A minimal environment: nothing of the grader's (tokens, paths) reaches the student."""
-    return {"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8", **PINNED_THREADS}
+    """A minimal environment: nothing of the grader's (tokens, paths) reaches the student.
+    Plots go to a non-interactive backend, so ``plt.show()`` draws nothing and waits for no one."""
+    variables = {"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8"}
+    return variables | {"MPLBACKEND": "Agg", **PINNED_THREADS}
 
 
-def python_argv(inside_dir: str) -> list[str]:
+def python_argv(inside_dir: str, python: str) -> list[str]:
     """The worker's command: the ``inside`` package's harness, imported by its package name.
 
     -I: no user site, no PYTHON* variables, no script or current directory on sys.path, so the
@@ -67,11 +89,17 @@ def python_argv(inside_dir: str) -> list[str]:
     """
     parent, name = os.path.split(inside_dir.rstrip("/"))
     boot = f"import sys; sys.path.insert(0, {parent!r}); from {name}.harness import main; main()"
-    return [sys.executable, "-I", "-B", "-X", "faulthandler", "-c", boot]
+    return [python, "-I", "-B", "-X", "faulthandler", "-c", boot]
 
 
 def process_launch(
-    submission_dir: Path, scratch: Path, limits: Limits, *, uid: int | None = None, seccomp: bytes | None = None
+    submission_dir: Path,
+    scratch: Path,
+    limits: Limits,
+    interpreter: Interpreter,
+    *,
+    uid: int | None = None,
+    seccomp: bytes | None = None,
 ) -> Launch:
     """A separate process with rlimits, ``python -I`` and a clean environment."""
 
@@ -79,7 +107,7 @@ def process_launch(
         limits.apply_rlimits(unprivileged=uid is not None)
 
     return Launch(
-        argv=python_argv(str(INSIDE_DIR)),
+        argv=python_argv(str(INSIDE_DIR), str(interpreter.python)),
         env=clean_env(str(scratch)),
         preexec=preexec,
         directory=str(submission_dir),
@@ -98,14 +126,24 @@ def _ancestors(paths: list[Path]) -> list[Path]:
     return [p for p in seen if p not in paths]
 
 
-def interpreter_roots() -> list[Path]:
-    """The directories the interpreter needs: its installation and the venv, if any."""
+def _outside_usr(paths: set[Path]) -> tuple[Path, ...]:
+    # /usr is bound whole already; anything below it needs no bind of its own.
+    return tuple(sorted(p for p in paths if not p.is_relative_to("/usr")))
+
+
+def grader_interpreter() -> Interpreter:
+    """The grader's own interpreter and venv: used only when the environment for student code
+    is not built (degraded; every installed copy of the grader in it must then be hidden)."""
     roots = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()}
     executable = Path(sys.executable).resolve()
     if not any(executable.is_relative_to(r) for r in roots):
         roots.add(executable.parent)
-    # /usr is bound whole already; anything below it needs no bind of its own.
-    return sorted(r for r in roots if not r.is_relative_to("/usr"))
+    return Interpreter(Path(sys.executable), _outside_usr(roots))
+
+
+def environment_interpreter(path: Path, base: Path) -> Interpreter:
+    """The environment built for student code (``path``), whose Python comes from ``base``."""
+    return Interpreter(path / "bin" / "python", _outside_usr({base.resolve()}), environment=path)
 
 
 # The system part of every sandbox's view: /usr read-only, and the usual links into it.
@@ -152,10 +190,11 @@ DROP_PRIVILEGES = [
 # fmt: on
 
 
-def _view_flags(submission_dir: Path, limits: Limits) -> list[str]:
-    """The file system the worker sees: /usr, the interpreter, the inside package, the
-    submission (all read-only, grader copies hidden) and a size-capped private /tmp."""
-    roots = interpreter_roots()
+def _view_flags(submission_dir: Path, limits: Limits, interpreter: Interpreter) -> list[str]:
+    """The file system the worker sees: /usr, the interpreter, the environment for student
+    code, the inside package, the submission (all read-only, any copy of the grader hidden)
+    and a size-capped private /tmp."""
+    roots = list(interpreter.roots)
     argv = [*SYSTEM_VIEW, "--perms", "1777", "--size", str(limits.tmpfs_bytes), "--tmpfs", SANDBOX_TMP]
     for parent in _ancestors(roots):
         argv += ["--perms", "0755", "--dir", str(parent)]
@@ -165,10 +204,20 @@ def _view_flags(submission_dir: Path, limits: Limits) -> list[str]:
         argv += ["--tmpfs", str(hidden)]
     argv += ["--perms", "0755", "--dir", str(Path(SANDBOX_INSIDE).parent)]
     argv += ["--ro-bind", str(INSIDE_DIR), SANDBOX_INSIDE, "--ro-bind", str(submission_dir), SANDBOX_SUBMISSION]
+    if interpreter.environment is not None:
+        argv += ["--ro-bind", str(interpreter.environment), SANDBOX_ENV]
     return [*argv, "--proc", "/proc", "--dev", "/dev", "--chdir", SANDBOX_TMP]
 
 
-def bwrap_launch(submission_dir: Path, limits: Limits, *, uid: int | None, seccomp: bytes | None, bwrap: str) -> Launch:
+def bwrap_launch(
+    submission_dir: Path,
+    limits: Limits,
+    interpreter: Interpreter,
+    *,
+    uid: int | None,
+    seccomp: bytes | None,
+    bwrap: str,
+) -> Launch:
     """The process launch, inside bubblewrap. ``uid`` is used only when running as root."""
     options = [*NAMESPACE_FLAGS]
     if os.geteuid() != 0:
@@ -176,9 +225,9 @@ def bwrap_launch(submission_dir: Path, limits: Limits, *, uid: int | None, secco
         options += ["--unshare-user", "--disable-userns"]
     for key, value in clean_env(SANDBOX_TMP).items():
         options += ["--setenv", key, value]
-    options += [*_view_flags(submission_dir, limits), "--"]
+    options += [*_view_flags(submission_dir, limits, interpreter), "--"]
     command = [*DROP_PRIVILEGES, f"--reuid={uid}", f"--regid={uid}"] if os.geteuid() == 0 and uid is not None else []
-    command += python_argv(SANDBOX_INSIDE)
+    command += python_argv(SANDBOX_INSIDE, interpreter.python_inside())
 
     def preexec() -> None:
         limits.apply_rlimits(unprivileged=uid is not None)
@@ -193,10 +242,13 @@ def bwrap_launch(submission_dir: Path, limits: Limits, *, uid: int | None, secco
     )
 
 
-def python_is_shared() -> bool:
+def python_is_shared(interpreter: Interpreter) -> bool:
     """Whether other users can reach and run the interpreter (needed to drop the uid without
     bubblewrap's bind mounts)."""
-    for path in (Path(sys.executable).resolve(), Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()):
+    paths = [interpreter.python.resolve(), *interpreter.roots]
+    if interpreter.environment is not None:
+        paths.append(interpreter.environment)
+    for path in paths:
         for part in [path, *path.parents]:
             if part.exists() and not os.stat(part).st_mode & 0o005:
                 return False

@@ -10,6 +10,8 @@ Layers, weakest first. The first three are always on; the others depend on the m
                     only the interpreter and the submission, a size-capped private /tmp
 ``unprivileged-uid`` the worker runs as its slot's own uid with no capabilities
 ``seccomp``         no fork, exec, socket, kill, ptrace, mount or namespace changes
+``own-environment`` student code runs with an interpreter environment of its own (numpy and
+                    the course's packages), in which no copy of the grader exists
 =================== ==========================================================================
 
 Where a layer is missing, grading still works with the others and every report says so;
@@ -30,12 +32,21 @@ from functools import cache
 from pathlib import Path
 
 from grader.faults import GraderFault
-from grader.sandbox import seccomp
-from grader.sandbox.launch import SYSTEM_VIEW, Launch, bwrap_launch, process_launch, python_is_shared
+from grader.sandbox import environment, seccomp
+from grader.sandbox.launch import (
+    SYSTEM_VIEW,
+    Interpreter,
+    Launch,
+    bwrap_launch,
+    environment_interpreter,
+    grader_interpreter,
+    process_launch,
+    python_is_shared,
+)
 from grader.settings import Settings
 
 BASE_LAYERS = ("process", "rlimits", "wall-clock")
-OPTIONAL_LAYERS = ("namespaces", "unprivileged-uid", "seccomp")
+OPTIONAL_LAYERS = ("namespaces", "unprivileged-uid", "seccomp", "own-environment")
 ALL_LAYERS = BASE_LAYERS + OPTIONAL_LAYERS
 
 
@@ -49,7 +60,6 @@ class Machine:
     seccomp_filter: bytes | None
     seccomp_problem: str
     root: bool
-    python_shared: bool
     setpriv: bool
 
 
@@ -98,9 +108,18 @@ def machine(bwrap: str | None = None) -> Machine:
         seccomp_filter=program,
         seccomp_problem=seccomp_problem,
         root=os.geteuid() == 0,
-        python_shared=python_is_shared(),
         setpriv=Path("/usr/bin/setpriv").exists(),
     )
+
+
+@cache
+def interpreter(packages: tuple[str, ...]) -> Interpreter:
+    """The interpreter student code runs with: the environment built for ``packages``, or
+    the grader's own when it is not built (a missing layer)."""
+    found = environment.find(packages)
+    if found is None:
+        return grader_interpreter()
+    return environment_interpreter(found.path, found.base)
 
 
 @dataclass
@@ -120,7 +139,7 @@ class Plan:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def missing_layers(m: Machine, *, baseline: bool = False) -> dict[str, str]:
+def missing_layers(m: Machine, python: Interpreter, *, baseline: bool = False) -> dict[str, str]:
     """The optional layers this machine cannot provide, each with the reason and the remedy."""
     if baseline:
         return {layer: "disabled for a process-only baseline" for layer in OPTIONAL_LAYERS}
@@ -131,13 +150,18 @@ def missing_layers(m: Machine, *, baseline: bool = False) -> dict[str, str]:
         missing["unprivileged-uid"] = "the grader is not running as root, so it cannot give workers their own uid"
     elif m.bwrap is not None and not m.setpriv:
         missing["unprivileged-uid"] = "/usr/bin/setpriv (util-linux) is missing"
-    elif m.bwrap is None and not m.python_shared:
+    elif m.bwrap is None and not python_is_shared(python):
         missing["unprivileged-uid"] = (
             "the interpreter is not readable by other users; install bubblewrap, "
             "or use a venv built from a world-readable Python"
         )
     if m.seccomp_filter is None:
         missing["seccomp"] = m.seccomp_problem
+    if python.environment is None:
+        missing["own-environment"] = (
+            "the environment student code runs in is not built, so it runs with the grader's own "
+            "interpreter; build it: normlab environment"
+        )
     return missing
 
 
@@ -148,7 +172,8 @@ def plan(prepared_dir: Path, settings: Settings, *, slot: int, baseline: bool = 
     ``baseline=True`` gives the process-only launch (for measuring the sandbox's overhead).
     """
     m = machine(settings.bwrap)
-    missing = missing_layers(m, baseline=baseline)
+    python = grader_interpreter() if baseline else interpreter(settings.packages)
+    missing = missing_layers(m, python, baseline=baseline)
     if settings.require_sandbox and missing:
         raise GraderFault(
             "isolation layers required but missing: " + "; ".join(f"{k}: {v}" for k, v in missing.items())
@@ -157,10 +182,10 @@ def plan(prepared_dir: Path, settings: Settings, *, slot: int, baseline: bool = 
     program = m.seccomp_filter if "seccomp" not in missing else None
     layers = BASE_LAYERS + tuple(layer for layer in OPTIONAL_LAYERS if layer not in missing)
     if "namespaces" not in missing and m.bwrap is not None:
-        launch = bwrap_launch(prepared_dir, settings.limits, uid=uid, seccomp=program, bwrap=m.bwrap)
+        launch = bwrap_launch(prepared_dir, settings.limits, python, uid=uid, seccomp=program, bwrap=m.bwrap)
         return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=None)
     scratch = Path(tempfile.mkdtemp(prefix="normlab-scratch-"))
     if uid is not None:
         os.chown(scratch, uid, uid)
-    launch = process_launch(prepared_dir, scratch, settings.limits, uid=uid, seccomp=program)
+    launch = process_launch(prepared_dir, scratch, settings.limits, python, uid=uid, seccomp=program)
     return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=scratch)

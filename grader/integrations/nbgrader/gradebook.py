@@ -30,7 +30,7 @@ import nbformat
 from grader.faults import GraderFault
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
-from grader.notebook import PARSED_CELL_CAP, cells, statement_text
+from grader.notebook import CELL_CAP, cells, statement_text
 from grader.report.reporters import STATUS_MARK
 
 
@@ -116,7 +116,7 @@ def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
     """Source of each top-level function the student defined, by name (the last one wins)."""
     found: dict[str, str] = {}
     for cell in cells(student_nb):
-        if cell.kind != "code" or len(cell.source) > PARSED_CELL_CAP:
+        if cell.kind != "code" or len(cell.source) > CELL_CAP:
             continue
         try:
             tree = ast.parse(cell.source)

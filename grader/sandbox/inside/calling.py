@@ -51,8 +51,12 @@ class CappedText(io.TextIOBase):
 
 
 def student_traceback(exc: BaseException, directory: str) -> str:
-    """The traceback restricted to frames in the student's own files."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(directory)]
+    """The traceback restricted to frames in the student's own files (or notebook cells)."""
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if f.filename.startswith(directory) or f.filename.startswith("<cell ")
+    ]
     lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
     return "".join(lines)[-4000:]
 
@@ -69,12 +73,15 @@ def exception_report(exc: BaseException, directory: str) -> dict[str, Any]:
         (c for c in cls.__mro__ if c.__module__ == "builtins" and getattr(builtins, c.__name__, None) is c),
         BaseException,
     )
-    return {
+    report = {
         "exc_type": cls.__name__[:200],
         "builtin_type": nearest.__name__,
         "message": str(exc)[:MESSAGE_CAP] if not isinstance(exc, SystemExit) else repr(exc.code)[:MESSAGE_CAP],
         "traceback": student_traceback(exc, directory),
     }
+    if isinstance(exc, NameError) and isinstance(exc.name, str):
+        report["name"] = exc.name[:100]  # the name that was missing
+    return report
 
 
 def materialize(node: Any, built: list[callables.Recorded], scratch: str) -> Any:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib
+import json
 import os
 import sys
 import tempfile
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from . import protocol
+from . import cells, protocol
 from .calling import exception_report, invoke
 
 
@@ -83,6 +84,23 @@ class Submission:
     def module_for(self, function: str) -> str:
         return self.single or self.modules[function]
 
+    def run_notebook(self, cells_file: str, skip: set[int]) -> list[dict[str, Any]]:
+        """Run a notebook's cells in order, as a kernel would, before any call arrives: no
+        test's input is in this process while the student's cells run. Each cell's start is
+        announced, so a cell that hangs or kills the process can be skipped next time."""
+        assert self.single is not None
+        module = cells.notebook_module(self.single)
+        sys.modules[self.single] = self.loaded[self.single] = module
+        with open(os.path.join(self.directory, cells_file), encoding="utf-8") as handle:
+            notebook = json.load(handle)
+        outcomes = []
+        for cell in notebook:
+            if cell["number"] in skip:
+                continue
+            self.channel.send({"event": "cell_start", "cell": cell["number"]})
+            outcomes.append(cells.run(cell, module))
+        return outcomes
+
     def get(self, function: str, nonce: str) -> tuple[str, Any]:
         name = self.module_for(function)
         if name not in self.loaded:
@@ -120,11 +138,21 @@ def main() -> None:
     setup = channel.receive()
     sub = Submission(channel, setup["directory"], setup["modules"], setup.get("single"))
     scratch = tempfile.mkdtemp(prefix="normlab-")
+    # The working directory is private scratch space, first on sys.path as a kernel's is: a
+    # notebook's %%writefile module can be imported by a later cell. The data that ships
+    # beside the lab (the config bank) is there too, as it is beside a student's notebook.
+    os.chdir(scratch)
+    for name in setup.get("data", ()):
+        if os.path.isdir(os.path.join(setup["directory"], name)):
+            os.symlink(os.path.join(setup["directory"], name), name)
     if setup.get("seccomp") is not None:
         load_seccomp(setup["seccomp"])
-    channel.send(
-        {"event": "ready", "uid": os.getuid(), "pid": os.getpid(), "seccomp": setup.get("seccomp") is not None}
-    )
+    ready: dict[str, Any] = {"event": "ready", "uid": os.getuid(), "pid": os.getpid()}
+    ready["seccomp"] = setup.get("seccomp") is not None
+    if setup.get("cells"):
+        sys.path.insert(0, scratch)
+        ready["cells"] = sub.run_notebook(setup["cells"], set(setup.get("skip_cells", ())))
+    channel.send(ready)
     while True:
         try:
             request = channel.receive()

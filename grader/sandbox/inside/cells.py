@@ -1,0 +1,144 @@
+"""Run a notebook's cells the way Jupyter does: in order, in one namespace, each on its own.
+
+A cell that raises stops where it raised, and what it bound before that stays bound (as in a
+kernel); a cell with a syntax error runs not at all; the next cell runs regardless. The cells
+arrive as plain Python (the trusted side has already turned IPython syntax into calls of
+``get_ipython()``), and :class:`Shell` answers those calls the way they matter for grading:
+
+* ``%%time``, ``%%capture``, ``%%prun`` run their body in the notebook's namespace;
+* ``%%writefile`` writes its file in the working directory (a later cell may import it);
+* line magics, ``!`` commands and ``x = !cmd`` do nothing (``%time stmt`` runs ``stmt``);
+* a cell magic nobody knows raises, as in Jupyter.
+
+Cells in another language (``%%bash``, ``%%html``...), ``%%timeit`` cells (IPython runs them
+in a scope of their own: nothing they define survives) and nbgrader's test cells never get
+here: the trusted side skips them. Standard library only.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import traceback
+import types
+from typing import Any
+
+from .calling import CappedText, exception_report
+
+RUN_BODY = frozenset({"time", "capture", "prun"})
+WRITE_FILE = frozenset({"writefile", "file"})
+LINE_RUNS_STATEMENT = frozenset({"time"})
+
+
+class UsageError(Exception):
+    """What IPython raises for a magic it does not know."""
+
+
+class Captured:
+    """What ``%%capture name`` binds: the cell's printed output."""
+
+    def __init__(self, stdout: str, stderr: str) -> None:
+        self.stdout, self.stderr = stdout, stderr
+        self.outputs: list[Any] = []
+
+    def show(self) -> None:
+        print(self.stdout, end="")
+
+    def __call__(self) -> None:
+        self.show()
+
+
+class Shell:
+    """The part of IPython's ``get_ipython()`` that notebook code calls."""
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self.user_ns = namespace
+        self.filename = "<cell>"
+        """The cell being run, for the line numbers of what its magics run."""
+
+    def _run(self, source: str) -> None:
+        exec(compile(source, self.filename, "exec"), self.user_ns)
+
+    def run_line_magic(self, name: str, line: str, _stack_depth: int = 1) -> Any:
+        if name in LINE_RUNS_STATEMENT and line.strip():
+            self._run(line)
+        return None
+
+    def run_cell_magic(self, name: str, line: str, body: str) -> Any:
+        if name in RUN_BODY:
+            if name == "capture" and line.split():
+                self._capture(line.split()[-1], body)
+            else:
+                self._run(body)
+        elif name in WRITE_FILE:
+            self._write(line, body)
+        else:
+            raise UsageError(f"Cell magic `%%{name}` not found.")
+        return None
+
+    def _capture(self, target: str, body: str) -> None:
+        out, err = io.StringIO(), io.StringIO()
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = out, err
+        try:
+            self._run(body)
+        finally:
+            sys.stdout, sys.stderr = saved
+        self.user_ns[target] = Captured(out.getvalue(), err.getvalue())
+
+    @staticmethod
+    def _write(line: str, body: str) -> None:
+        words = line.split()
+        append = "-a" in words or "--append" in words
+        names = [w for w in words if not w.startswith("-")]
+        if not names:
+            raise UsageError("%%writefile needs a file name")
+        with open(os.path.expanduser(names[-1].strip("'\"")), "a" if append else "w", encoding="utf-8") as handle:
+            handle.write(body)
+
+    def system(self, command: str) -> None:
+        return None
+
+    def getoutput(self, command: str, split: bool = True) -> list[str]:
+        return []
+
+    def run_cell(self, source: str, *args: Any, **kwargs: Any) -> None:
+        self._run(source)
+
+
+def _error_line(exc: BaseException, filename: str) -> int | None:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    return frames[-1].lineno if frames else None
+
+
+def notebook_module(name: str) -> types.ModuleType:
+    """The namespace cells run in: ``__name__`` is ``"__main__"``, as in a kernel, so a cell's
+    ``if __name__ == "__main__":`` block runs; ``get_ipython()`` answers magics."""
+    module = types.ModuleType(name)
+    module.__dict__["__name__"] = "__main__"
+    shell = Shell(module.__dict__)
+    module.__dict__["get_ipython"] = lambda: shell
+    return module
+
+
+def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
+    """Run one cell in ``module``'s namespace; its outcome as data (its output is dropped)."""
+    filename = f"<cell {cell['number']}>"
+    shell = module.__dict__["get_ipython"]()
+    shell.filename = filename
+    try:
+        # Compiled whole first, as Jupyter does: a syntax error anywhere means nothing runs.
+        code = compile(cell["code"], filename, "exec")
+    except (SyntaxError, ValueError) as exc:
+        return {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = CappedText(0), CappedText(0)
+    try:
+        exec(code, module.__dict__)
+    except BaseException as exc:  # a cell may raise anything, SystemExit included: it is one cell
+        report = exception_report(exc, filename)
+        return {"number": cell["number"], "status": "raised", "line": _error_line(exc, filename), **report}
+    finally:
+        sys.stdout, sys.stderr = saved
+    return {"number": cell["number"], "status": "ok"}

@@ -1,0 +1,65 @@
+"""The worker runs a notebook's cells as Jupyter does (``sandbox/inside/cells.py``), tested here
+in-process on the cells the trusted side prepares."""
+
+import json
+import os
+
+import pytest
+
+from grader.notebook import read
+from grader.sandbox.inside import cells
+
+
+def run_all(*sources):
+    """Run cells as prepared from a notebook; the namespace and each cell's outcome."""
+    notebook = read(json.dumps({"cells": [{"cell_type": "code", "source": s} for s in sources]}).encode())
+    module = cells.notebook_module("submission")
+    outcomes = [cells.run({"number": c.number, "code": c.code}, module) for c in notebook.cells]
+    return module.__dict__, outcomes
+
+
+def test_a_cell_that_raises_keeps_what_it_bound_before_and_the_next_cell_runs():
+    namespace, outcomes = run_all("import math\nA = 1\nraise ValueError('scratch')\nB = 2", "C = A + 1")
+    assert namespace["A"] == 1 and "B" not in namespace and namespace["C"] == 2
+    assert outcomes[0]["status"] == "raised" and outcomes[0]["line"] == 3 and outcomes[0]["exc_type"] == "ValueError"
+    assert outcomes[1] == {"number": 2, "status": "ok"}
+
+
+def test_a_cell_with_a_syntax_error_runs_not_at_all():
+    namespace, outcomes = run_all("A = 1\ndef f(:\n    pass")
+    assert "A" not in namespace and outcomes[0] == {"number": 1, "status": "syntax", "line": 2}
+
+
+def test_time_and_capture_run_their_body_in_the_notebook():
+    namespace, outcomes = run_all("%%time\ndef f(x):\n    return 2 * x", "%%capture out\nprint('hi')\nG = f(2)")
+    assert namespace["f"](3) == 6 and namespace["G"] == 4 and namespace["out"].stdout == "hi\n"
+    assert [o["status"] for o in outcomes] == ["ok", "ok"]
+
+
+def test_line_magics_and_shell_commands_do_nothing_but_time_runs_its_statement():
+    namespace, outcomes = run_all("%matplotlib inline\n!pip install numpy\nfiles = !ls\n%time x = 3\ny = x + 1")
+    assert namespace["files"] == [] and namespace["y"] == 4 and outcomes[0]["status"] == "ok"
+
+
+def test_an_unknown_cell_magic_fails_its_cell_as_in_jupyter():
+    _, outcomes = run_all("%%nosuchmagic\nx = 1")
+    assert outcomes[0]["status"] == "raised" and outcomes[0]["exc_type"] == "UsageError"
+
+
+def test_writefile_writes_a_module_a_later_cell_imports(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    namespace, outcomes = run_all("%%writefile norms_util.py\ndef double(x):\n    return 2 * x\n", "from norms_util import double")
+    assert namespace["double"](4) == 8 and [o["status"] for o in outcomes] == ["ok", "ok"]
+    assert os.path.exists(tmp_path / "norms_util.py")
+
+
+def test_name_is_main_as_in_a_kernel_and_print_output_is_dropped(capsys):
+    namespace, _ = run_all("if __name__ == '__main__':\n    RAN = True\n    print('demo')")
+    assert namespace["RAN"] is True and capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("statement", ["raise SystemExit(3)", "raise KeyboardInterrupt"])
+def test_exit_and_interrupt_end_their_cell_only(statement):
+    namespace, outcomes = run_all(statement, "after = 1")
+    assert outcomes[0]["status"] == "raised" and namespace["after"] == 1
