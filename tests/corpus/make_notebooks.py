@@ -670,6 +670,7 @@ def jlab_cell_magics(course: Course) -> str:
         code(ref(*STACK)),
         code(ref(*CMP)),
         code("%%bash\nls configs | head -3\nwc -c configs/gpt2.json"),
+        code("%%bash\nnvidia-smi --query-gpu=name --format=csv"),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
         code("%%writefile notes.txt\nllama-3-8b: rmsnorm, eps 1e-05, 65 norms\n"),
         code("%%html\n<b>Done</b> with the lab."),

@@ -14,7 +14,8 @@ same file):
 * one entry per code cell: ``index`` (0-based among all cells), ``code_index`` (0-based among
   code cells), ``status`` (``ok`` or ``error``); for an error its ``ename`` (and ``module`` for
   an import error) and ``evalue``; ``defines``: the graded function names the cell bound or
-  re-bound in the kernel's namespace;
+  re-bound in the kernel's namespace; ``nbgrader_test``: the grade id of a cell that nbgrader's
+  metadata marks as an autograder test cell (not student code);
 * ``defined`` / ``missing``: which graded function names are ``callable(globals().get(name))``
   at the end.
 """
@@ -105,6 +106,9 @@ def run_notebook(path: Path) -> dict:
             entry["status"] = "error" if error else "ok"
             entry.update(error or {})
             entry["defines"] = [n for n in GRADED if n in after and before.get(n) != after[n]]
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade") and not meta.get("solution"):
+                entry["nbgrader_test"] = meta.get("grade_id", True)  # an autograder test cell
             record["cells"].append(entry)
             before = after
             code_index += 1
