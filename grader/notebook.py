@@ -253,3 +253,35 @@ def outcome_notes(
             note = _outcome_note(by_number[reported], outcome, available)
             notes += [note] if note else []
     return notes
+
+
+_BINDINGS = (
+    re.compile(r"^\s*(?:async\s+)?def\s+(\w+)", re.MULTILINE),
+    re.compile(r"^\s*class\s+(\w+)", re.MULTILINE),
+    re.compile(r"^import\s+\w[\w.]*\s+as\s+(\w+)", re.MULTILINE),
+    re.compile(r"^import\s+(\w+)", re.MULTILINE),
+    re.compile(r"^from\s+[\w.]+\s+import\s+[\w\s,()]*?\b(\w+)\s*$", re.MULTILINE),
+    re.compile(r"^(\w+)\s*(?::[^=\n]+)?=(?!=)", re.MULTILINE),
+)
+
+
+def _names_bound(code: str) -> set[str]:
+    """Names a cell binds at its top level, read from its text (never parsed: it may not parse)."""
+    names = {match for pattern in _BINDINGS for match in pattern.findall(code)}
+    for imported in re.findall(r"^from\s+[\w.]+\s+import\s+\(?([\w\s,]+)\)?", code, re.MULTILINE):
+        names |= {part.split(" as ")[-1].strip() for part in imported.split(",") if part.strip()}
+    return {name for name in names if name.isidentifier()}
+
+
+def failed_names(cells_run: list[CodeCell], outcomes: object, skipped: dict[int, str]) -> dict[str, CodeCell]:
+    """The names that cells which failed (raised, did not compile, were skipped) would have
+    bound: a function that later finds one of them missing can point to the cell."""
+    failed: set[object] = set(skipped)
+    for outcome in outcomes if isinstance(outcomes, list) else []:
+        if isinstance(outcome, dict) and outcome.get("status") in ("raised", "syntax"):
+            failed.add(outcome.get("number"))
+    found: dict[str, CodeCell] = {}
+    for cell in cells_run:
+        if cell.number in failed:
+            found |= dict.fromkeys(_names_bound(cell.code), cell)
+    return found

@@ -33,6 +33,7 @@ from grader.faults import (
     student_raised,
 )
 from grader.messages import Message
+from grader.notebook import CodeCell
 from grader.sandbox import answers
 from grader.sandbox.answers import SublayerRecord
 from grader.sandbox.client import NotebookStopped, Reply, ReplyKind
@@ -92,7 +93,15 @@ class Caller(Protocol):
 class StudentProxy:
     """Attribute access returns a function that runs in the worker."""
 
-    def __init__(self, prepared: Prepared, worker: Caller, limits: Limits) -> None:
+    def __init__(
+        self,
+        prepared: Prepared,
+        worker: Caller,
+        limits: Limits,
+        failed_names: Callable[[], dict[str, CodeCell]] = dict,
+    ) -> None:
+        self.failed_names = failed_names
+        """A notebook's names that cells which failed would have bound (see notebook.py)."""
         self._prepared = prepared
         self._worker = worker
         self._limits = limits
@@ -200,7 +209,10 @@ class StudentProxy:
         if isinstance(answer, answers.Missing):
             raise StudentMissing(function, f"{module}.py", answer.found)
         if isinstance(answer, answers.Raised):
-            raise student_raised(function, answer.exc_type, answer.builtin_type, answer.message, answer.traceback)
+            raised = student_raised(function, answer.exc_type, answer.builtin_type, answer.message, answer.traceback)
+            if answer.builtin_type == "NameError":
+                self._point_to_failed_cell(raised, answer.missing_name)
+            raise raised
         self.last_call = CallRecord(
             function=function,
             mutated=[course.parameter_name(function, name) for name in answer.mutated],
@@ -209,6 +221,18 @@ class StudentProxy:
             seconds=answer.seconds,
         )
         return answer.result
+
+    def _point_to_failed_cell(self, fault: StudentFault, name: str) -> None:
+        """A NameError in a notebook where a cell failed: say so, and (on public tests, where
+        the name may be shown) which cell would have defined the name."""
+        failed = self.failed_names()
+        if not failed:
+            return
+        fault.messages.append(Message("hint.failed_cell_name"))
+        cell = failed.get(name)
+        if cell is not None:
+            place = {"name": name, "cell": cell.number, "first_line": cell.first_line}
+            fault.private.append(Message("fault.name_from_cell", place))
 
     @staticmethod
     def _bad_result(function: str, detail: str) -> BadResult:

@@ -128,14 +128,19 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         limits = options.settings.limits
         worker = Worker(plan.launcher, prepared.setup(), limits, frozenset(c.number for c in prepared.cells))
         cleanup.callback(worker.close)
-        plugin = GradingPlugin(StudentProxy(prepared, worker, limits), reference, hidden)
+        proxy = StudentProxy(
+            prepared,
+            worker,
+            limits,
+            lambda: notebook.failed_names(prepared.cells, worker.cell_outcomes, worker.skipped_cells),
+        )
+        plugin = GradingPlugin(proxy, reference, hidden)
         with _quiet_pytest():
             code = pytest.main(_pytest_args(files, scratch, options.select), plugins=[plugin])
         if plugin.grader_faults:
             raise GraderFault(plugin.grader_faults[0])
         if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             raise GraderFault(f"pytest stopped with exit code {int(code)}")
-        uid = worker.ready.get("uid")
         cell_notes = notebook.outcome_notes(
             prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.call_seconds
         )
@@ -146,6 +151,6 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),
             notes=capped([*prepared.notes, *cell_notes]),
-            worker_uid=uid if isinstance(uid, int) else None,
+            worker_uid=plan.uid,
             seconds=time.monotonic() - started,
         )

@@ -281,19 +281,33 @@ ATTACKS = [
     attack("nb_test_cells_deleted.ipynb", (39,), FAILED, WRONG),
     attack("nb_points_and_flags_edited.ipynb", (40,), FAILED, WRONG),
     attack("nb_grade_ids_renamed.ipynb", (41,), FAILED, WRONG),
-    attack("nb_input_transformer.ipynb", (42,), FAILED, WRONG, notes={"submission.cell_magic_removed"}),
-    attack("nb_showtraceback.ipynb", (43,), FAILED, WRONG, notes={"submission.cell_magic_removed"}),
+    # The cells run (as in Jupyter) and fail: the worker's get_ipython() has no kernel to patch.
+    attack("nb_input_transformer.ipynb", (42,), FAILED, WRONG, notes={"submission.cell_failed"}),
+    attack("nb_showtraceback.ipynb", (43,), FAILED, WRONG, notes={"submission.cell_failed"}),
     attack("nb_kernelspec_outputs.ipynb", (44,), FAILED, WRONG),
     attack(
         "nb_bash_magics.ipynb",
         (45,),
         FAILED,
         WRONG,
-        notes={"submission.cell_magic_removed", "submission.cell_syntax_error"},
+        notes={"submission.cell_magic_removed", "submission.cell_other_language"},
     ),
     attack("nb_definition_side_effects.ipynb", (44, 45), FAILED, WRONG),
-    # A cell the trusted side parses (to find the definitions) but cannot: the cell is skipped.
-    attack("nb_parser_bomb.ipynb", (45,), FAILED, WRONG, notes={"submission.cell_syntax_error"}, own_batch=True),
+    # Cells run one by one (issue 10): a cell that hangs or ends the process is skipped and the
+    # rest graded; progress events a cell forges blame no cell but its own; a forged "ready"
+    # hides only its own notes (the uid in reports is the grader's, never the worker's word).
+    attack(
+        "nb_cell_hang_and_exit.ipynb",
+        (22, 3),
+        FAILED,
+        WRONG,
+        notes={"submission.cell_timeout", "submission.cell_crashed"},
+    ),
+    attack("nb_forged_cell_events.ipynb", (6,), FAILED, WRONG, notes={"submission.cell_timeout"}),
+    attack("nb_forged_ready.ipynb", (6,), FAILED, WRONG),
+    # A cell whose compilation blows the worker's stack: that cell is skipped, the rest graded
+    # (the trusted side never parses a cell).
+    attack("nb_parser_bomb.ipynb", (45,), FAILED, WRONG, notes={"submission.cell_crashed"}, own_batch=True),
 ]
 
 # Ten attacks that try hardest to disturb the machine, graded next to honest submissions.

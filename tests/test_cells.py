@@ -49,7 +49,9 @@ def test_an_unknown_cell_magic_fails_its_cell_as_in_jupyter():
 def test_writefile_writes_a_module_a_later_cell_imports(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    namespace, outcomes = run_all("%%writefile norms_util.py\ndef double(x):\n    return 2 * x\n", "from norms_util import double")
+    namespace, outcomes = run_all(
+        "%%writefile norms_util.py\ndef double(x):\n    return 2 * x\n", "from norms_util import double"
+    )
     assert namespace["double"](4) == 8 and [o["status"] for o in outcomes] == ["ok", "ok"]
     assert os.path.exists(tmp_path / "norms_util.py")
 

@@ -31,6 +31,8 @@ fi
 python3 -m venv "$ROOT/normlab-venv"
 "$ROOT/normlab-venv/bin/python" -m pip install --quiet --upgrade pip
 "$ROOT/normlab-venv/bin/python" -m pip install --quiet "$ROOT"/source/normlab-*.whl
+# The interpreter environment student code runs in (numpy, matplotlib), apart from the grader.
+"$ROOT/normlab-venv/bin/normlab" environment
 """
 
 RUN_AUTOGRADER = r"""#!/usr/bin/env bash

@@ -57,6 +57,8 @@ class Raised:
     message: str
     traceback: str
     output: str
+    missing_name: str = ""
+    """For a NameError: the name that was not defined (an identifier, or empty)."""
 
 
 @dataclass(frozen=True)
@@ -137,12 +139,14 @@ def _returned(message: dict[str, Any], output: str, names: frozenset[str], subla
 
 
 def _raised(message: dict[str, Any], output: str, kind: type[Raised]) -> Raised:
+    name = message.get("name")
     return kind(
         exc_type=text(message.get("exc_type"), EXC_TYPE_CAP),
         builtin_type=text(message.get("builtin_type"), EXC_TYPE_CAP),
         message=text(message.get("message"), MESSAGE_CAP),
         traceback=text(message.get("traceback"), TRACEBACK_CAP),
         output=output,
+        missing_name=name if isinstance(name, str) and name.isidentifier() and len(name) <= NAME_CAP else "",
     )
 
 

@@ -222,8 +222,8 @@ class Worker:
                 # Nothing of the student's was running: a worker that cannot start is our fault.
                 detail = f"{reply.kind.value}): {reply.detail} {reply.stderr[-2000:]}"
                 raise GraderFault(f"the worker did not start ({detail}")
-            if reply.cell not in self.cells or reply.cell in self.skipped_cells:
-                raise NotebookStopped(reply.cell)  # the worker's own report of its cells is off
+            if reply.cell in self.skipped_cells:
+                raise NotebookStopped(reply.cell)  # skipping it did not help: the report is off
             self.skipped_cells[reply.cell] = "timeout" if reply.kind is ReplyKind.TIMEOUT else "crashed"
 
     def _read_frames(self, fd: int, frames: queue.Queue[tuple[FrameKind, Any]], stop: threading.Event) -> None:
@@ -314,9 +314,11 @@ class Worker:
             if value.get("event") in ("import_start", "import_done"):
                 importing = str(value.get("module")) if value["event"] == "import_start" else None
                 continue
-            if per_cell and value.get("event") == "cell_start" and type(value.get("cell")) is int:
-                cell = value["cell"]
-                deadline = time.monotonic() + self.limits.call_seconds
+            if per_cell and value.get("event") == "cell_start":
+                # The cell's number is the worker's word: only a cell we sent can be blamed.
+                if value.get("cell") in self.cells:
+                    cell = value["cell"]
+                    deadline = time.monotonic() + self.limits.call_seconds
                 continue
             return Reply(ReplyKind.ANSWER, message=value, importing=importing)
 

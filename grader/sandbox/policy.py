@@ -133,6 +133,9 @@ class Plan:
     scratch: Path | None
     """The worker's home and temp directory on the host (process launch only: inside
     bubblewrap the worker has a private tmpfs instead)."""
+    uid: int
+    """The uid the worker runs as: its slot's own, or the grader's when that layer is missing
+    (what reports show: known here, never taken from the worker's word)."""
 
     def cleanup(self) -> None:
         if self.scratch is not None:
@@ -183,9 +186,9 @@ def plan(prepared_dir: Path, settings: Settings, *, slot: int, baseline: bool = 
     layers = BASE_LAYERS + tuple(layer for layer in OPTIONAL_LAYERS if layer not in missing)
     if "namespaces" not in missing and m.bwrap is not None:
         launch = bwrap_launch(prepared_dir, settings.limits, python, uid=uid, seccomp=program, bwrap=m.bwrap)
-        return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=None)
+        return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=None, uid=uid or os.geteuid())
     scratch = Path(tempfile.mkdtemp(prefix="normlab-scratch-"))
     if uid is not None:
         os.chown(scratch, uid, uid)
     launch = process_launch(prepared_dir, scratch, settings.limits, python, uid=uid, seccomp=program)
-    return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=scratch)
+    return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=scratch, uid=uid or os.geteuid())

@@ -36,7 +36,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from kernels import NOT_IMPORTABLE_WHEN_GRADING, notebook_client, versions  # noqa: E402
 
-from grader.manifest import EXERCISES  # noqa: E402
+from grader.course import EXERCISES  # noqa: E402
 
 NOTEBOOKS = HERE / "notebooks"
 EXPECTED = HERE / "expected.json"
