@@ -30,6 +30,8 @@ from grader.sandbox.inside.protocol import clean_text
 MAX_NOTEBOOK_BYTES = 8 << 20
 CELL_CAP = 100_000
 """Characters of one code cell that are read: no honest cell of this lab comes near it."""
+MAX_CODE_CELLS = 2000
+"""Code cells run per notebook; a notebook with more is not one of this lab's."""
 
 LANGUAGE_MAGICS = frozenset(
     {
@@ -204,6 +206,9 @@ def read(raw: bytes) -> Notebook:
     for cell in cells(parse(raw)):
         if cell.kind != "code" or is_test_cell(cell):
             continue
+        if len(notebook.cells) == MAX_CODE_CELLS:
+            notebook.notes.append(Message("submission.too_many_cells", {"limit": MAX_CODE_CELLS}))
+            break
         prepared, notes = _prepare(cell)
         notebook.notes += notes
         if prepared is not None:
@@ -247,7 +252,7 @@ def outcome_notes(
         place = {"cell": number, "first_line": by_number[number].first_line}
         timeout = Message("submission.cell_timeout", place | {"seconds": seconds})
         notes.append(timeout if reason == "timeout" else Message("submission.cell_crashed", place))
-    for outcome in outcomes[: len(cells_run)] if isinstance(outcomes, list) else []:
+    for outcome in outcomes[:MAX_CODE_CELLS] if isinstance(outcomes, list) else []:
         reported = outcome.get("number") if isinstance(outcome, dict) else None
         if type(reported) is int and reported in by_number:
             note = _outcome_note(by_number[reported], outcome, available)
