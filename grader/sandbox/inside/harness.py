@@ -97,7 +97,7 @@ class Submission:
         sys.modules[self.single] = self.loaded[self.single] = module
         with open(os.path.join(self.directory, cells_file), encoding="utf-8") as handle:
             notebook = json.load(handle)
-        outcomes = []
+        outcomes: list[dict[str, Any]] = []
         for cell in notebook:
             if cell["number"] in skip:
                 continue
