@@ -20,9 +20,10 @@ def block(x, sublayer, gamma, eps=1e-6):
         eps: the RMSNorm eps.
 
     Returns:
-        The updated stream, same shape and dtype as ``x``. ``x`` is not modified.
+        The updated stream, same shape and dtype as ``x``: the stream keeps its dtype, so the
+        sublayer's output is cast to ``x``'s dtype before it is added. ``x`` is not modified.
     """
-    raise NotImplementedError("normalize a copy of x for the sublayer to read, then add the sublayer's output to the raw x")
+    raise NotImplementedError("normalize a copy of x for the sublayer to read, then add the sublayer's output (in x's dtype) to the raw x")
 
 
 def postnorm_block(x, sublayer, gamma, eps=1e-6):
@@ -38,6 +39,7 @@ def postnorm_block(x, sublayer, gamma, eps=1e-6):
         eps: the RMSNorm eps.
 
     Returns:
-        The normalized sum, same shape and dtype as ``x``. ``x`` is not modified.
+        The normalized sum, same shape and dtype as ``x`` (the sublayer's output is cast to
+        ``x``'s dtype before it is added). ``x`` is not modified.
     """
-    raise NotImplementedError("add the sublayer's output on the raw x to x, then normalize the sum")
+    raise NotImplementedError("add the sublayer's output on the raw x (in x's dtype) to x, then normalize the sum")

@@ -119,9 +119,11 @@ def stack_forward(x, params, eps=1e-6):
         eps: eps for every RMSNorm in the stack.
 
     Returns:
-        Shape ``(..., T, C)``, the dtype of ``x``. Neither ``x`` nor ``params`` is modified.
+        Shape ``(..., T, C)``, the dtype of ``x``: the stream keeps its dtype through every
+        layer (each update is cast to it before it is added), so float64 params do not turn a
+        float32 stream into float64. Neither ``x`` nor ``params`` is modified.
     """
-    raise NotImplementedError('loop over layers and, inside, over the two sublayers; each is x = x + F(rmsnorm(x, gain)); finish with the final RMSNorm')
+    raise NotImplementedError("loop over layers and, inside, over the two sublayers; each is x = x + F(rmsnorm(x, gain)) with the update cast to x's dtype; finish with the final RMSNorm")
 
 
 def stack_forward_postnorm(x, params, eps=1e-6):
@@ -133,7 +135,7 @@ def stack_forward_postnorm(x, params, eps=1e-6):
 
     Args and returns: as :func:`stack_forward`.
     """
-    raise NotImplementedError('same loops as stack_forward, but x = rmsnorm(x + F(x), gain); no final norm')
+    raise NotImplementedError("same loops as stack_forward, but x = rmsnorm(x + F(x), gain), the update in x's dtype; no final norm")
 
 
 def stack_trace(x, params, eps=1e-6, placement="pre"):

@@ -117,17 +117,32 @@ def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str |
 def check(
     path: str | None, lang: str | None, require_sandbox: bool | None, output: str | None, select: str | None
 ) -> None:
-    """Run the public tests on PATH (default: exercises/), as the final grading would.
+    """Run the public tests on PATH, as the final grading would. Without PATH: this folder if
+    it holds your exercise files (rmsnorm.py ...), else ./exercises.
 
     Exits 1 while any public test fails. The hidden tests are not run.
     """
-    target = path or str(Path("exercises") if Path("exercises").is_dir() else course.exercises_dir())
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
-    report = _grade(target, ("public",), settings, select)
+    target = Path(path) if path else _your_work()
+    report = _grade(str(target), ("public",), settings, select)
     passed = report.score == report.max_score
     verdict = render(Message("report.check_passed" if passed else "report.check_failed"), settings.lang)
-    _emit(reporters.to_text(report, settings.lang) + verdict + "\n", output)
+    checking = render(Message("report.checking", {"path": str(target.resolve())}), settings.lang)
+    _emit(checking + "\n" + reporters.to_text(report, settings.lang) + verdict + "\n", output)
     sys.exit(0 if passed else EXIT_FAILED_CHECK)
+
+
+def _your_work() -> Path:
+    """What ``check`` grades when given no path: never anything but the student's own files."""
+    here = Path.cwd()
+    if any((here / f"{module}.py").is_file() for module in course.MODULES):
+        return here
+    if (here / "exercises").is_dir():
+        return here / "exercises"
+    raise UsageExit(
+        f"no exercise files in {here} (rmsnorm.py, layernorm.py, ...) and no exercises/ folder: "
+        "run normlab check in the folder that holds your work, or give its path"
+    )
 
 
 @main.command(short_help="Grade one submission with every suite.", epilog=EXIT_CODES)

@@ -100,20 +100,9 @@ class GradingPlugin:
             self.meta[_key(item)] = _Meta(name, exercise, description, visibility, points)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        """Tests left out by ``-k`` are reported as not run (and score nothing)."""
+        """Tests left out by ``-k`` are not in the report at all: it shows what was selected."""
         for item in items:
-            meta = self.meta.get(_key(item))
-            if meta is not None:
-                self.results[_key(item)] = CheckResult(
-                    meta.name,
-                    meta.exercise,
-                    meta.description,
-                    meta.visibility,
-                    Status.SKIPPED,
-                    0.0,
-                    meta.points,
-                    (Message("result.skipped"),),
-                )
+            self.meta.pop(_key(item), None)
 
     # -- running -----------------------------------------------------------------------------
 

@@ -23,10 +23,12 @@ def layernorm(x, gamma, beta, eps=1e-5):
         eps: small constant added *inside* the square root.
 
     Returns:
-        ``y`` with the same shape and dtype as ``x``.
+        ``y`` with the same shape as ``x`` and **x's dtype, whatever gamma's and beta's**: a
+        float32 ``x`` with float64 ``gamma`` and ``beta`` gives a float32 ``y``.
 
     Must not:
-        modify any input in place; change the dtype; use the unbiased variance.
+        modify any input in place; change the dtype; use the unbiased variance. For float16
+        input, compute in float32 and cast the result back.
     """
     ### BEGIN SOLUTION hint: mean and biased variance over the last axis with keepdims=True, eps inside the sqrt, then gamma times the normalized value plus beta; upcast float16 to float32
     xf = x.astype(np.float32) if x.dtype == np.float16 else x  # (..., C)
@@ -59,8 +61,9 @@ def layernorm_backward(dout, x, gamma, beta, eps=1e-5):
 
     Returns:
         ``(dx, dgamma, dbeta)``: ``dx`` has the shape and dtype of ``x``; ``dgamma`` and
-        ``dbeta`` have shape ``(C,)`` and the dtypes of ``gamma`` and ``beta``. Inputs are not
-        modified. float16 inputs are computed in float32.
+        ``dbeta`` have shape ``(C,)`` and the dtypes of ``gamma`` and ``beta`` (whatever the
+        others' dtypes). Inputs are not modified. float16 inputs are computed in float32 and
+        the results cast back: a float16 ``x`` gives a float16 ``dx``.
     """
     ### BEGIN SOLUTION hint: recompute mean, rstd and xhat; dbeta and dgamma sum over every axis but the last; dx subtracts mean(g) and xhat * mean(g * xhat) with g = dout * gamma
     wide = np.float32 if x.dtype == np.float16 else x.dtype

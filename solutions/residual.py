@@ -20,10 +20,11 @@ def block(x, sublayer, gamma, eps=1e-6):
         eps: the RMSNorm eps.
 
     Returns:
-        The updated stream, same shape and dtype as ``x``. ``x`` is not modified.
+        The updated stream, same shape and dtype as ``x``: the stream keeps its dtype, so the
+        sublayer's output is cast to ``x``'s dtype before it is added. ``x`` is not modified.
     """
-    ### BEGIN SOLUTION hint: normalize a copy of x for the sublayer to read, then add the sublayer's output to the raw x
-    return x + sublayer(rmsnorm(x, gamma, eps))
+    ### BEGIN SOLUTION hint: normalize a copy of x for the sublayer to read, then add the sublayer's output (in x's dtype) to the raw x
+    return x + sublayer(rmsnorm(x, gamma, eps)).astype(x.dtype)
     ### END SOLUTION
 
 
@@ -40,8 +41,9 @@ def postnorm_block(x, sublayer, gamma, eps=1e-6):
         eps: the RMSNorm eps.
 
     Returns:
-        The normalized sum, same shape and dtype as ``x``. ``x`` is not modified.
+        The normalized sum, same shape and dtype as ``x`` (the sublayer's output is cast to
+        ``x``'s dtype before it is added). ``x`` is not modified.
     """
-    ### BEGIN SOLUTION hint: add the sublayer's output on the raw x to x, then normalize the sum
-    return rmsnorm(x + sublayer(x), gamma, eps)
+    ### BEGIN SOLUTION hint: add the sublayer's output on the raw x (in x's dtype) to x, then normalize the sum
+    return rmsnorm(x + sublayer(x).astype(x.dtype), gamma, eps)
     ### END SOLUTION

@@ -19,7 +19,8 @@ def rmsnorm(x, gamma, eps=1e-6):
         eps: small constant added *inside* the square root.
 
     Returns:
-        ``y`` with the same shape and dtype as ``x``.
+        ``y`` with the same shape as ``x`` and **x's dtype, whatever gamma's**: a float32 ``x``
+        with a float64 ``gamma`` gives a float32 ``y``.
 
     Must not:
         modify ``x`` or ``gamma`` in place; change the dtype; subtract the mean (that is
@@ -54,8 +55,9 @@ def rmsnorm_backward(dout, x, gamma, eps=1e-6):
 
     Returns:
         ``(dx, dgamma)``: ``dx`` has the shape and dtype of ``x``; ``dgamma`` has shape
-        ``(C,)`` and the dtype of ``gamma``. Inputs are not modified. float16 inputs are
-        computed in float32.
+        ``(C,)`` and the dtype of ``gamma`` (whatever the other's dtype). Inputs are not
+        modified. float16 inputs are computed in float32 and the results cast back: a float16
+        ``x`` gives a float16 ``dx``.
     """
     ### BEGIN SOLUTION hint: recompute rstd and xhat; dgamma sums dout * xhat over every axis but the last; dx needs the correction term xhat * mean(dout * gamma * xhat, -1)
     wide = np.float32 if x.dtype == np.float16 else x.dtype

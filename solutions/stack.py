@@ -130,12 +130,14 @@ def stack_forward(x, params, eps=1e-6):
         eps: eps for every RMSNorm in the stack.
 
     Returns:
-        Shape ``(..., T, C)``, the dtype of ``x``. Neither ``x`` nor ``params`` is modified.
+        Shape ``(..., T, C)``, the dtype of ``x``: the stream keeps its dtype through every
+        layer (each update is cast to it before it is added), so float64 params do not turn a
+        float32 stream into float64. Neither ``x`` nor ``params`` is modified.
     """
-    ### BEGIN SOLUTION hint: loop over layers and, inside, over the two sublayers; each is x = x + F(rmsnorm(x, gain)); finish with the final RMSNorm
+    ### BEGIN SOLUTION hint: loop over layers and, inside, over the two sublayers; each is x = x + F(rmsnorm(x, gain)) with the update cast to x's dtype; finish with the final RMSNorm
     for layer in range(params["w_o"].shape[0]):
         for sublayer, gain in _sublayers(params, layer):
-            x = x + sublayer(rmsnorm(x, gain, eps))  # (..., T, C)
+            x = x + sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)  # (..., T, C) the stream's dtype
     return rmsnorm(x, params["final_gamma"], eps)
     ### END SOLUTION
 
@@ -149,10 +151,10 @@ def stack_forward_postnorm(x, params, eps=1e-6):
 
     Args and returns: as :func:`stack_forward`.
     """
-    ### BEGIN SOLUTION hint: same loops as stack_forward, but x = rmsnorm(x + F(x), gain); no final norm
+    ### BEGIN SOLUTION hint: same loops as stack_forward, but x = rmsnorm(x + F(x), gain), the update in x's dtype; no final norm
     for layer in range(params["w_o"].shape[0]):
         for sublayer, gain in _sublayers(params, layer):
-            x = rmsnorm(x + sublayer(x), gain, eps)  # (..., T, C)
+            x = rmsnorm(x + sublayer(x).astype(x.dtype), gain, eps)  # (..., T, C)
     return x
     ### END SOLUTION
 
@@ -181,7 +183,7 @@ def stack_trace(x, params, eps=1e-6, placement="pre"):
     rows = []
     for layer in range(params["w_o"].shape[0]):
         for sublayer, gain in _sublayers(params, layer):
-            update = sublayer(rmsnorm(x, gain, eps) if placement == "pre" else x)  # (..., T, C)
+            update = sublayer(rmsnorm(x, gain, eps) if placement == "pre" else x).astype(x.dtype)  # (..., T, C)
             total = x + update  # (..., T, C)
             rows.append([token_norm(x), token_norm(update), token_norm(total)])
             x = total if placement == "pre" else rmsnorm(total, gain, eps)
@@ -208,9 +210,9 @@ def depth_rms(x, params, eps=1e-6):
         for layer in range(L):
             for sublayer, gain in _sublayers(params, layer):
                 if placement == "pre":
-                    h = h + sublayer(rmsnorm(h, gain, eps))
+                    h = h + sublayer(rmsnorm(h, gain, eps)).astype(h.dtype)
                 else:
-                    h = rmsnorm(h + sublayer(h), gain, eps)
+                    h = rmsnorm(h + sublayer(h).astype(h.dtype), gain, eps)
             out[row, layer + 1] = np.sqrt(np.mean(np.square(h, dtype=np.float64)))
     return out
     ### END SOLUTION

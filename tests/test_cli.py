@@ -1,6 +1,7 @@
 """The normlab command through its real entry point: exit codes and output."""
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -123,3 +124,17 @@ def test_every_command_that_writes_a_report_takes_dash_o(tmp_path):
     assert "Total:" in target.read_text() and out.stdout == ""
     for command in ("grade", "check", "doctor", "bench", "gradescope"):
         assert "-o, --output" in run(command, "--help").stdout, command
+
+
+def test_check_without_a_path_grades_the_folder_you_are_in(tmp_path):
+    work = tmp_path / "my-lab"
+    shutil.copytree(ROOT / "exercises", work)
+    (work / "rmsnorm.py").write_text((ROOT / "solutions" / "rmsnorm.py").read_text())
+    out = run("check", "-k", "rmsnorm", cwd=work)
+    assert f"Checking {work}" in out.stdout and "Total: 4/4" in out.stdout  # the student's rmsnorm, solved
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_check_without_a_path_and_no_exercise_files_here_is_a_usage_error(tmp_path):
+    out = run("check", cwd=tmp_path)
+    assert out.returncode == 2 and "no exercise files" in out.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from typing import Any
 
 from grader.messages import Message, describe, render
@@ -56,10 +57,11 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
         out.append(f"{exercise} ".ljust(width - 12, "-") + f" {points(got)}/{points(total)}".rjust(12))
         for r in rows:
             where = render(Message(f"feedback.{r.visibility.value}"), lang)
-            label = f"  {STATUS_MARK[r.status]:<7} {where:<7} {describe(r.name, r.description, lang)}"
-            if len(label) > width - 10:
-                label = label[: width - 13] + "..."
-            out.append(label.ljust(width - 10) + f"{points(r.score)}/{points(r.max_score)}".rjust(10))
+            prefix = f"  {STATUS_MARK[r.status]:<7} {where:<7} "
+            # The description is wrapped, never cut: it is what the test checks.
+            lines = textwrap.wrap(describe(r.name, r.description, lang), width - 10 - len(prefix)) or [""]
+            out.append((prefix + lines[0]).ljust(width - 10) + f"{points(r.score)}/{points(r.max_score)}".rjust(10))
+            out += [" " * len(prefix) + line for line in lines[1:]]
             if r.status is not Status.PASSED:
                 detail = test_output(r, lang)
                 out += ["          " + line for line in detail.splitlines()]

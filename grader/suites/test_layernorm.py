@@ -110,6 +110,15 @@ def test_float32_keeps_dtype(student: StudentProxy, reference: Reference, rng: n
     _check(student, reference, *_case(rng, (4, 6, 16), dtype=np.float32))
 
 
+@pytest.mark.points(1)
+def test_mixed_dtypes_keep_the_dtype_of_x(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """A float32 x with float64 gamma and beta gives a float32 result: the dtype is x's."""
+    x, gamma, beta = _case(rng, (3, 5, 16), dtype=np.float32)
+    _check(student, reference, x, gamma.astype(np.float64), beta.astype(np.float64))
+
+
 @pytest.mark.points(2)
 def test_float16_near_its_range(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float16 values near float16's maximum: squares must not overflow."""
@@ -194,3 +203,9 @@ def test_backward_uses_eps(student: StudentProxy, reference: Reference, rng: np.
 def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float32 inputs give float32 gradients."""
     _check_backward(student, reference, rng, *_case(rng, (5, 16), dtype=np.float32))
+
+
+@pytest.mark.points(1)
+def test_backward_float16_keeps_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """float16 inputs give float16 gradients (computed in float32, cast back)."""
+    _check_backward(student, reference, rng, *_case(rng, (4, 16), dtype=np.float16))

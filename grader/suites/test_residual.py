@@ -113,6 +113,13 @@ def test_block_float32(student: StudentProxy, reference: Reference, rng: np.rand
 
 
 @pytest.mark.points(1)
+def test_block_keeps_the_streams_dtype(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """A float32 stream stays float32 even when the sublayer computes in float64."""
+    x, gamma = _stream(rng, (3, 4, 16), dtype=np.float32)
+    _check_block(student, reference, x, Sublayer("linear", w=_weights(rng, 16)), gamma.astype(np.float64))
+
+
+@pytest.mark.points(1)
 def test_block_does_not_modify_x(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """block leaves x and gamma unchanged."""
     x, gamma = _stream(rng, (4, 8))
@@ -157,3 +164,18 @@ def test_postnorm_sublayer_reads_the_raw_stream(
         what="the sublayer's input",
         hints=[(m.rms(x, gamma, EPS), "hint.postnorm_sublayer_reads_normalized")],
     )
+
+
+@pytest.mark.points(1)
+def test_postnorm_block_does_not_modify_x(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """postnorm_block leaves x and gamma unchanged (no x += ...)."""
+    x, gamma = _stream(rng, (4, 8))
+    sub = Sublayer("scale", factor=0.1)
+    got = student.postnorm_block(x, sub, gamma, eps=EPS)
+    changed = student.recorded().mutated
+    want = reference.postnorm_block(x, sub, gamma, eps=EPS)
+    hints = m.postnorm_hints(x, sub.build(), gamma, EPS)
+    expect_attempt(got, want, what="postnorm_block(x, sublayer, gamma, eps)", hints=hints)
+    expect_untouched(changed, function="postnorm_block")

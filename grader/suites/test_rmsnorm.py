@@ -112,6 +112,15 @@ def test_float32_keeps_dtype(student: StudentProxy, reference: Reference, rng: n
     _check(student, reference, *_case(rng, (4, 6, 16), dtype=np.float32))
 
 
+@pytest.mark.points(1)
+def test_mixed_dtypes_keep_the_dtype_of_x(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """A float32 x with a float64 gamma gives a float32 result: the dtype is x's, not gamma's."""
+    x, gamma = _case(rng, (3, 5, 16), dtype=np.float32)
+    _check(student, reference, x, gamma.astype(np.float64))
+
+
 @pytest.mark.points(2)
 def test_float16_near_its_range(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float16 values near float16's maximum: squaring them in float16 would overflow."""
@@ -198,6 +207,20 @@ def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.r
     """float32 inputs give float32 gradients."""
     x, gamma = _case(rng, (5, 16), dtype=np.float32)
     _check_backward(student, reference, rng.standard_normal(x.shape).astype(np.float32), x, gamma)
+
+
+@pytest.mark.points(1)
+def test_backward_float16_keeps_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """float16 inputs give float16 gradients (computed in float32, cast back)."""
+    x, gamma = _case(rng, (4, 16), dtype=np.float16)
+    _check_backward(student, reference, rng.standard_normal(x.shape).astype(np.float16), x, gamma)
+
+
+@pytest.mark.points(1)
+def test_backward_mixed_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """With a float32 x and a float64 gamma, dx is float32 and dgamma float64."""
+    x, gamma = _case(rng, (5, 16), dtype=np.float32)
+    _check_backward(student, reference, rng.standard_normal(x.shape).astype(np.float32), x, gamma.astype(np.float64))
 
 
 @pytest.mark.points(1)

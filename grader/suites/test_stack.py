@@ -199,6 +199,19 @@ def test_stack_float32(student: StudentProxy, reference: Reference, rng: np.rand
     )
 
 
+@pytest.mark.points(1)
+def test_stack_keeps_the_streams_dtype(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """A float32 stream stays float32 with the float64 params init_params returns."""
+    params = _params(reference, rng, n_layers=2, C=8)
+    x = rng.standard_normal((4, 8)).astype(np.float32)
+    expect_array(
+        student.stack_forward(x, params, eps=EPS),
+        reference.stack_forward(x, params, eps=EPS),
+        what="stack_forward(x, params, eps)",
+        tol=TOLERANCES["float32"],
+    )
+
+
 # --- the three-norms trace and the depth experiment ---------------------------------------------
 
 
