@@ -36,6 +36,14 @@ MODULE_OF: dict[str, str] = {fn: module for module, fns in EXERCISES.items() for
 
 MODULES: tuple[str, ...] = tuple(EXERCISES)
 
+USES: dict[str, tuple[str, ...]] = {
+    "residual": ("rmsnorm",),
+    "stack": ("rmsnorm",),
+    "compare": ("rmsnorm", "layernorm"),
+}
+"""Exercise -> the graded functions of other exercises its functions call (as the stubs import
+them): a failure there may come from one of those."""
+
 DATA = ("configs",)
 """Folders that ship next to the lab (the release copies them beside the notebook): student
 code may read them by a relative path, when grading too."""

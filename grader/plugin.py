@@ -13,6 +13,7 @@ A test that never reports is an ``error`` (fail closed).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 
 from grader import checks, discovery, vocabulary
+from grader.course import USES
 from grader.faults import GraderFault, StudentFault
 from grader.messages import Message
 from grader.model import CheckResult, Status, Visibility
@@ -53,6 +55,8 @@ class GradingPlugin:
         self.meta: dict[str, _Meta] = {}
         self.results: dict[str, CheckResult] = {}
         self.grader_faults: list[str] = []
+        self.called: dict[str, frozenset[str]] = {}
+        """The student's functions each test called (to tell where a failure may come from)."""
         self._started: dict[str, float] = {}
 
     # -- fixtures (built by grader.discovery, as on every other path) ------------------------
@@ -66,6 +70,7 @@ class GradingPlugin:
     def student(self, request: pytest.FixtureRequest) -> Any:
         self.proxy.take_output()
         self.proxy.answers = 0
+        self.proxy.called.clear()
         return discovery.FIXTURES["student"](self._context(request.node))
 
     @pytest.fixture
@@ -132,6 +137,7 @@ class GradingPlugin:
         else:
             status, messages = self._failure(exc, hidden, item, report)
         output = self.proxy.take_output()
+        self.called[key] = frozenset(self.proxy.called)
         self.results[key] = CheckResult(
             name=meta.name,
             exercise=meta.exercise,
@@ -192,5 +198,24 @@ class GradingPlugin:
                     meta.points,
                     (Message("result.no_report"),),
                 )
+            out.append(result)
+        return self._point_to_failing_dependencies(out)
+
+    def _point_to_failing_dependencies(self, results: list[CheckResult]) -> list[CheckResult]:
+        """A test that fails where the function calls another graded function which fails its
+        own tests says so: a correct block cannot pass on a wrong rmsnorm."""
+        keys = list(self.meta)
+        failing = {
+            function
+            for key, result in zip(keys, results, strict=True)
+            if result.status is not Status.PASSED and len(self.called.get(key, ())) == 1
+            for function in self.called[key]
+        }
+        out = []
+        for result in results:
+            uses = [f for f in USES.get(result.exercise, ()) if f in failing]
+            if result.status is not Status.PASSED and uses:
+                extra = tuple(Message("check.uses_failing", {"function": f}) for f in uses)
+                result = dataclasses.replace(result, messages=(*result.messages, *extra))
             out.append(result)
         return out

@@ -110,6 +110,8 @@ class StudentProxy:
         self._spent = 0.0
         self.last_call: CallRecord | None = None
         self.last_function = ""
+        self.called: set[str] = set()
+        """The functions called since the set was last cleared (by the plugin, per test)."""
         self.answers = 0
         """How many calls have answered (returned or raised) since the count was last reset:
         the plugin tells a fault of our code from one caused by the student's answer by it."""
@@ -140,6 +142,7 @@ class StudentProxy:
     def _call(self, function: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         self.last_call = None
         self.last_function = function
+        self.called.add(function)
         if self._prepared.unreadable is not None:
             raise StudentFault(function, [self._prepared.unreadable])
         module = self._module(function)

@@ -46,7 +46,10 @@ name a student can pick is a few bits they could spell a hidden input with, so t
 short and everything else is "an exception" (the public tests name any type)."""
 SAFE_TYPE_NAMES = frozenset(
     {"NoneType", "bool", "int", "float", "complex", "str", "bytes", "list", "tuple", "dict", "set", "module", "type"}
+    | {"float16", "float32", "float64", "int32", "int64", "bool_", "complex128"}  # numpy scalars
+    | {"numpy.ma.core.MaskedArray", "numpy.matrix", "numpy array of Python objects"}
 )
+"""Type names a hidden test may show: Python's and numpy's own, never one a student defined."""
 NEUTRAL_TYPE = "an object of another type"
 NEUTRAL_EXCEPTION = "an exception"
 DTYPE_NAMES = frozenset(
@@ -158,6 +161,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "check.mutated_hidden": {"function": "function"},
     "check.sublayer_calls_hidden": {"function": "function"},
     "check.about_zero": {"what": "label"},
+    "check.uses_failing": {"function": "function"},
     "check.unusable_answer": {"function": "function"},
     "check.failed_hidden": {},
     "check.withheld": {},

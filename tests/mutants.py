@@ -131,6 +131,20 @@ MUTANTS = [
         "return y.astype(np.result_type(x.dtype, gamma.dtype))",
         "check.dtype",
     ),
+    (
+        "ln_backward_no_mean_term",
+        "layernorm",
+        "dx = rstd * (g - g_mean - xhat * gx_mean)",
+        "dx = rstd * (g - xhat * gx_mean)",
+        "hint.layernorm_backward_no_mean_term",
+    ),
+    (
+        "ln_float16_overflow",
+        "layernorm",
+        "xf = x.astype(np.float32) if x.dtype == np.float16 else x",
+        "xf = x",
+        "hint.float16_overflow",
+    ),
     # residual blocks
     (
         "block_is_postnorm",

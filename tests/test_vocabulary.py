@@ -119,3 +119,36 @@ def test_labels_are_letters_and_code_punctuation_and_dtype_names():
     assert not vocabulary.is_label("rmsnorm(x[:, 3])")
     assert not vocabulary.is_label("shape (4, 8)")
     assert not re.search(r"\d", "".join(vocabulary.ROLES).replace("4-D", ""))
+
+
+LITERAL_INPUTS = (
+    re.compile(r"\(\s*\d+\s*(?:,\s*\d+\s*)+\)"),  # a literal shape: (2, 1, 3, 7)
+    re.compile(r"\b[A-Za-z]\s*=\s*\d"),  # a size given a value: C = 4
+    re.compile(r"\b\d+[- ]layers?\b"),  # a literal depth: 6-layer, 3 layers
+    re.compile(r"\b\d+e\d+\b"),  # a literal magnitude: 1e4
+)
+
+
+def literal_inputs(text: str) -> list[str]:
+    """The literal sizes and arguments a description gives away."""
+    return [m.group(0) for pattern in LITERAL_INPUTS for m in pattern.finditer(text)]
+
+
+def test_the_scanner_finds_literal_sizes_and_arguments():
+    assert literal_inputs("e.g. (2, 1, 3, 7) and C = 1, the 6-layer stack, values around 1e4")
+    assert literal_inputs("A (B, T, C) batch of float16, eps inside, 1 + weight, C - 1, row 0") == []
+
+
+def test_hidden_descriptions_name_cases_by_role_not_by_their_sizes():
+    """What a hidden test checks is shown to the student; its inputs are not (issue 11)."""
+    from grader import discovery
+    from grader.course import EXERCISES
+    from grader.messages import descriptions
+
+    found = []
+    for exercise in EXERCISES:
+        for test in discovery.hidden_suite(exercise):
+            name = f"{exercise}/hidden/{test.name}"
+            texts = [test.description, descriptions().get(name, {}).get("pt-BR", "")]
+            found += [f"{name}: {hit}" for text in texts for hit in literal_inputs(text)]
+    assert found == []

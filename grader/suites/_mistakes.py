@@ -102,7 +102,7 @@ def layernorm_hints(
             candidates.append((ln(x64, g64, b64, default_eps), "hint.hardcoded_eps"))
         if np.asarray(x).dtype == np.float16:
             x16 = np.asarray(x)
-            xc16 = x16 - x16.mean(axis=-1, keepdims=True, dtype=np.float16)
+            xc16 = x16 - np.mean(x16, axis=-1, keepdims=True)  # float16 result, as a student computes it
             naive = xc16 / np.sqrt(np.mean(xc16 * xc16, axis=-1, keepdims=True) + np.float16(eps)) * gamma + beta
             candidates.insert(0, (naive.astype(np.float64), "hint.float16_overflow"))
     return candidates
@@ -112,6 +112,15 @@ def ln_backward_no_correction(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: 
     xc = x - x.mean(axis=-1, keepdims=True)
     rstd = 1.0 / np.sqrt(np.mean(xc**2, axis=-1, keepdims=True) + eps)
     return np.asarray(dout * gamma * rstd)
+
+
+def ln_backward_no_mean_term(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+    """dx with the variance correction but without the mean term (the - mean(g))."""
+    xc = x - x.mean(axis=-1, keepdims=True)
+    rstd = 1.0 / np.sqrt(np.mean(xc**2, axis=-1, keepdims=True) + eps)
+    xhat = xc * rstd
+    g = dout * gamma
+    return np.asarray(rstd * (g - xhat * np.mean(g * xhat, axis=-1, keepdims=True)))
 
 
 def ln_backward_mean_only(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:

@@ -29,7 +29,7 @@ def test_op_counts_typical_width(student: StudentProxy, reference: Reference) ->
 
 @pytest.mark.points(1)
 def test_op_counts_width_one(student: StudentProxy, reference: Reference) -> None:
-    """op_counts is right at the smallest width, C = 1."""
+    """op_counts is right at the smallest width, a single feature."""
     _check_counts(student, reference, 1)
 
 

@@ -63,13 +63,13 @@ def test_single_vector(student: StudentProxy, reference: Reference, rng: np.rand
 
 @pytest.mark.points(1)
 def test_four_axes_odd_sizes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """Any number of leading axes, with odd and size-1 dimensions, e.g. (2, 1, 3, 7)."""
+    """A 4-D batch: any number of leading axes, with odd and size-one dimensions."""
     _check(student, reference, *_case(rng, (2, 1, 3, 7)))
 
 
 @pytest.mark.points(1)
 def test_width_one(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """A width of C = 1 works (each value is divided by its own magnitude)."""
+    """A single-feature token works (each value is divided by its own magnitude)."""
     _check(student, reference, *_case(rng, (6, 1)))
 
 
@@ -88,7 +88,7 @@ def test_tiny_values_near_eps(student: StudentProxy, reference: Reference, rng: 
 
 @pytest.mark.points(1)
 def test_large_values(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """Values around 1e4 come out at unit scale."""
+    """Large values (in the thousands) come out at unit scale."""
     _check(student, reference, *_case(rng, (5, 12), scale=1e4))
 
 

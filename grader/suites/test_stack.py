@@ -151,14 +151,14 @@ def _check_forward(
 def test_stack_forward_prenorm_with_final_norm(
     student: StudentProxy, reference: Reference, rng: np.random.Generator
 ) -> None:
-    """The 6-layer pre-norm stack on (T, C), ending with the final RMSNorm."""
+    """The pre-norm stack, at the lab's default depth, on a sequence, ending with the final RMSNorm."""
     params, x = _params(reference, rng), rng.standard_normal((5, 12)) * 2.0
     _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
 
 
 @pytest.mark.points(2)
 def test_stack_forward_batch_and_depth(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """The pre-norm stack on a (B, T, C) batch, with 3 layers (the depth comes from params)."""
+    """The pre-norm stack on a batch of sequences, at another depth (the depth comes from params)."""
     params, x = _params(reference, rng, n_layers=3, C=8), rng.standard_normal((2, 4, 8))
     _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
 
