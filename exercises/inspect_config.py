@@ -45,79 +45,64 @@ def inspect_config(config):
                               placement in words, and the number of norms to build
         =============== ===== ====================================================================
 
-    Families (``model_type``; eps key with the default used when the key is absent; norms per
-    layer; other residual-path norms). "final" is the norm before the head, "embedding" a norm
-    right after the token embedding:
+    What you need to know about each family is in its published config and in its modelling
+    code, not here: reading them is the exercise. The rules the lesson teaches decide most of
+    it:
 
-        ================================ ============= ============================ ===== =========
-        model_type                       norm_type     eps key (default)            layer other
-        ================================ ============= ============================ ===== =========
-        gpt2                             layernorm     layer_norm_epsilon (1e-5)    2     final
-        gptj                             layernorm     layer_norm_epsilon (1e-5)    1     final
-        gpt_neox                         layernorm     layer_norm_eps (1e-5)        2     final
-        falcon                           layernorm     layer_norm_epsilon (1e-5)    1-2   final
-        bloom                            layernorm     layer_norm_epsilon (1e-5)    2     emb+final
-        phi                              layernorm     layer_norm_eps (1e-5)        1     final
-        starcoder2                       layernorm     norm_epsilon (1e-5)          2     final
-        olmo                             layernorm     no key (1e-5, fixed in code) 2     final
-        opt                              layernorm     no key (1e-5, nn.LayerNorm)  2     final*
-        bert, roberta                    layernorm     layer_norm_eps (1e-12)       2     embedding
-        t5                               rmsnorm       layer_norm_epsilon (1e-6)    2/3   2 finals
-        llama, mistral, qwen2, qwen3,    rmsnorm       rms_norm_eps (1e-6)          2     final
-        qwen3_moe
-        mixtral, phi3                    rmsnorm       rms_norm_eps (1e-5)          2     final
-        olmo2                            rmsnorm       rms_norm_eps (1e-5)          2     final
-        gemma                            gemma_rmsnorm rms_norm_eps (1e-6)          2     final
-        gemma2, gemma3, gemma3_text      gemma_rmsnorm rms_norm_eps (1e-6)          4     final
-        qwen3_next, qwen3_5,             gemma_rmsnorm rms_norm_eps (1e-6)          2     final
-        qwen3_5_text, qwen3_5_moe,
-        qwen3_5_moe_text
-        ================================ ============= ============================ ===== =========
+    1. **The eps key names the norm.** ``rms_norm_eps`` means an RMSNorm; ``layer_norm_eps``,
+       ``layer_norm_epsilon`` and ``norm_epsilon`` mean a LayerNorm, unless the modelling code
+       says otherwise (a class called ``...LayerNorm`` that never subtracts the mean is an
+       RMSNorm). The report's ``eps`` is that key's value.
+    2. **A missing eps key means the library's default** for the norm class the code builds (the
+       ``eps=`` default of that class, or of ``torch.nn.LayerNorm``), with ``eps_source``
+       ``"default"``.
+    3. **Decoder-only language models are pre-norm** with two norms per layer and a final norm,
+       unless their code shows another placement (below).
+    4. **An RMSNorm that multiplies by** ``1 + weight`` (its weight starts at zero) is a
+       ``"gemma_rmsnorm"``: loading it as a plain RMSNorm shrinks every activation.
+    5. **Count what sits on the residual path**: see Counting.
 
-    T5's ``T5LayerNorm`` does not subtract the mean, so it is an RMSNorm despite its key name.
-    OLMo (1) uses a LayerNorm without learned scale or shift. QK-norm is present in qwen3,
-    qwen3_moe, gemma3, gemma3_text, olmo2, qwen3_next and the qwen3_5 family, and in phi when
-    ``qk_layernorm`` is true; absent everywhere else.
+    Families the report must know, and where to read each one's code (in Hugging Face
+    transformers, ``src/transformers/models/``; look for the norm classes, the decoder layer's
+    ``forward`` and the model's last norm):
 
-    Placement:
-        * ``"pre"``: ``x + f(norm(x))``. Every family not named below, opt when
-          ``do_layer_norm_before`` (default true) is true, gpt_neox when
-          ``use_parallel_residual`` is false, falcon when both ``parallel_attn`` and
-          ``new_decoder_architecture`` are false.
-        * ``"post"``: ``norm(x + f(x))``. bert, roberta, and opt when ``do_layer_norm_before``
-          is false (OPT-350m).
-        * ``"sandwich"``: ``x + norm(f(norm(x)))``. gemma2, gemma3, gemma3_text.
-        * ``"post_sublayer"``: ``x + norm(f(x))``. olmo2.
-        * ``"parallel"``: ``x + attn(norm(x)) + ffn(norm(x))``. gptj, phi; gpt_neox when
-          ``use_parallel_residual`` (default true) is true; falcon when ``parallel_attn``
-          (default true) or ``new_decoder_architecture`` (default false) is true.
+        ================================================ ==========================================
+        model_type                                       modelling code
+        ================================================ ==========================================
+        gpt2, gptj, gpt_neox, bloom, phi, starcoder2     ``<model_type>/modeling_<model_type>.py``
+        falcon, olmo, opt, bert, roberta, t5             ``<model_type>/modeling_<model_type>.py``
+        llama, mistral, mixtral, phi3, olmo2             ``<model_type>/modeling_<model_type>.py``
+        qwen2, qwen3, qwen3_moe, qwen3_next              ``<model_type>/modeling_<model_type>.py``
+        gemma, gemma2, gemma3 (and gemma3_text)          ``<model_type>/modeling_<model_type>.py``
+        qwen3_5, qwen3_5_moe (and their _text configs)   ``qwen3_5/modular_qwen3_5.py``
+        ================================================ ==========================================
+
+    The bank in ``configs/`` holds a published config of many of them; a config's key that
+    switches the architecture (``do_layer_norm_before``, ``use_parallel_residual``,
+    ``parallel_attn``, ``new_decoder_architecture``, ``qk_layernorm``...) is read where its
+    modelling code reads it, with the same default.
+
+    Placement (what the decoder layer's ``forward`` does with each sublayer ``f``):
+        * ``"pre"``: ``x + f(norm(x))``;
+        * ``"post"``: ``norm(x + f(x))``;
+        * ``"sandwich"``: ``x + norm(f(norm(x)))``, a norm before and after every sublayer;
+        * ``"post_sublayer"``: ``x + norm(f(x))``, each sublayer's output normalized;
+        * ``"parallel"``: ``x + attn(norm(x)) + ffn(norm(x))``, attention and MLP read the same
+          stream in parallel (one shared norm, or one norm each).
 
     Counting ``n_norms``:
-        ``norms per layer * n_layers + (1 if embedding norm) + (1 if final norm)``, where
-
-        * falcon has 2 norms per layer when ``parallel_attn`` is false; otherwise
-          ``num_ln_in_parallel_attn`` norms, which defaults to 2 when
-          ``new_decoder_architecture`` is true and to 1 otherwise (Falcon-7B: ``L + 1``;
-          Falcon-40B: ``2L + 1``);
-        * opt has a final norm only when ``do_layer_norm_before`` is true and
-          ``_remove_final_layer_norm`` (default false) is false (OPT-350m: ``2L``);
-        * t5 counts both stacks: ``2 * num_layers + 1`` (encoder and its final norm) plus
-          ``3 * num_decoder_layers + 1`` (the decoder adds a cross-attention norm);
-          ``num_decoder_layers`` defaults to ``num_layers``;
-        * hybrid models (qwen3_next, qwen3_5 family) have 2 norms per layer whether the layer
-          mixes tokens with Gated DeltaNet or with full attention.
-
-        Not counted: per-head QK-norms, the gated norm inside a Gated DeltaNet mixer, and any
-        vision tower.
+        ``norms per layer * n_layers + (1 if a norm follows the embedding) + (1 if a final
+        norm)``, each counted once however many sublayers share it. An encoder-decoder counts
+        both stacks (``n_layers`` is then encoder layers + decoder layers). Not counted:
+        per-head QK-norms (that is ``qk_norm``), a norm inside a token mixer, any vision tower.
 
     Layer count and width are read from the first key present among ``num_hidden_layers``,
     ``n_layer``, ``num_layers``, ``n_layers`` and among ``hidden_size``, ``n_embd``, ``n_embed``,
     ``d_model`` (T5: ``num_layers`` and ``num_decoder_layers``).
 
-    Unknown ``model_type`` (or none): the norm is decided by the first eps key present,
-    ``rms_norm_eps`` gives an RMSNorm, ``layer_norm_eps`` or ``layer_norm_epsilon`` a
-    LayerNorm; placement is then ``"pre"`` with 2 norms per layer, a final norm and no QK-norm,
-    and the note says that these were inferred.
+    Unknown ``model_type`` (or none): rules 1 and 3 decide, from the first eps key present
+    (``rms_norm_eps``, ``layer_norm_eps``, ``layer_norm_epsilon``): pre-norm, two norms per
+    layer, a final norm, no QK-norm; the note says these were inferred.
 
     Raises:
         ValueError: the file does not hold a JSON object; the ``model_type`` is unknown and
