@@ -14,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from grader.faults import StudentRaised
-from grader.messages import Message
+from grader.messages import Message, render_all
 from grader.sandbox.inside import callables
 from grader.sandbox.inside.wire import Unsupported, WireCallable, WireFile
 from grader.vocabulary import safe_type_name
@@ -37,6 +39,7 @@ __all__ = [
     "expect_attempt",
     "expect_called_once",
     "expect_keys",
+    "expect_note",
     "expect_raises",
     "expect_untouched",
     "expect_value",
@@ -84,12 +87,27 @@ def is_hidden() -> bool:
     return _hidden.get()
 
 
+@contextlib.contextmanager
+def public_inputs() -> Iterator[None]:
+    """Checks inside judge answers to public inputs: their messages may show the values
+    (the default, for any check outside, is the guarded hidden form)."""
+    token = _hidden.set(False)
+    try:
+        yield
+    finally:
+        _hidden.reset(token)
+
+
 class Mismatch(AssertionError):
     """A check failed. Carries the messages for the student (already safe for hidden tests)."""
 
     def __init__(self, messages: list[Message]) -> None:
         super().__init__("; ".join(m.id for m in messages))
         self.messages = messages
+
+    def __str__(self) -> str:
+        """The messages in the reader's language: what plain pytest prints for a public test."""
+        return render_all(self.messages, os.environ.get("NORMLAB_LANG") or os.environ.get("LANG") or "en")
 
 
 def expect(condition: bool, message_id: str, **params: Any) -> None:
@@ -236,6 +254,15 @@ def _shape_relation(got: tuple[int, ...], want: tuple[int, ...]) -> str:
     return "check.shape_more_axes" if len(got) > len(want) else "check.shape_other_sizes"
 
 
+def _distinct(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` with the fewest digits (6 at least) that tell them apart."""
+    for digits in range(6, 18):
+        left, right = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if left != right:
+            return left, right
+    return f"{a:.17g}", f"{b:.17g}"
+
+
 def _values_message(got: np.ndarray, want: np.ndarray, ok: np.ndarray, what: str, tol: Tolerance) -> Message:
     """Where the values are furthest from the reference, and by how much."""
     g, w = got.astype(np.float64), want.astype(np.float64)
@@ -255,8 +282,8 @@ def _values_message(got: np.ndarray, want: np.ndarray, ok: np.ndarray, what: str
             "size": int(ok.size),
             "index": index,
             "rtol": tol.rtol,
-            "expected": f"{float(w[worst]):.6g}",
-            "actual": f"{float(g[worst]):.6g}",
+            "expected": _distinct(float(w[worst]), float(g[worst]))[0],
+            "actual": _distinct(float(w[worst]), float(g[worst]))[1],
             "abs_err": f"{float(err[worst]):.3g}",
             "rel_err": f"{rel:.3g}",
         },
@@ -365,6 +392,40 @@ def expect_called_once(calls: int, *, function: str) -> None:
         if is_hidden():  # the count is the student's number
             raise Mismatch([Message("check.sublayer_calls_hidden", {"function": function})])
         raise Mismatch([Message("check.sublayer_calls", {"function": function, "calls": calls})])
+
+
+NORM_WORDS = {"layernorm": ("LayerNorm",), "rmsnorm": ("RMSNorm",), "gemma_rmsnorm": ("RMSNorm", "1 + weight")}
+PLACEMENT_WORDS = {
+    "pre": "pre-norm",
+    "post": "post-norm",
+    "sandwich": "sandwich",
+    "post_sublayer": "norm-on-output",
+    "parallel": "parallel",
+}
+EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*\d+\b|\b0\.0{3,}\d+\b")
+SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
+
+
+def expect_note(note: Any, want: dict[str, Any]) -> None:
+    """The note says what the report says, and nothing that contradicts it: the right norm and
+    placement words (and no other's), the eps (and no other eps), the count, in 2 to 4
+    sentences. A note that lists every name and value contradicts itself and fails."""
+    what = 'inspect_config(config)["note"]'
+    expect_value(isinstance(note, str), True, what=f"the type of {what}")
+    sentences = [part for part in SENTENCE_END.split(note.strip()) if part.strip()]
+    expect_value(2 <= len(sentences) <= 4, True, what=f"the number of sentences in {what}")
+    own = set(NORM_WORDS[want["norm_type"]])
+    for word in {w for words in NORM_WORDS.values() for w in words}:
+        expect_value(word in note, word in own, what=f"the norm type, in words, in {what}")
+    for placement, word in PLACEMENT_WORDS.items():
+        if placement == want["placement"]:
+            expect_value(word in note, True, what=f"the placement, in words, in {what}")
+        elif word not in PLACEMENT_WORDS[want["placement"]]:
+            expect_value(word in note, False, what=f"the placement, in words, in {what}")
+    eps = want["eps"]
+    numbers = {float(n) for n in EPS_LIKE.findall(note)}
+    expect_value(numbers == {eps}, True, what=f"the eps value in {what}")
+    expect_value(re.search(rf"\b{want['n_norms']}\b", note) is not None, True, what=f"the number of norms in {what}")
 
 
 class Sublayer(WireCallable):

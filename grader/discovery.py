@@ -13,14 +13,16 @@ import inspect
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from grader import checks
+from grader import checks, course
+from grader.expected import Expected
 
 DEFAULT_POINTS = 1.0
-FIXTURE_NAMES = ("student", "reference", "rng", "sublayer")
+FIXTURE_NAMES = ("student", "reference", "rng", "sublayer", "expected")
 
 
 def points(marks: list[Any]) -> float:
@@ -78,12 +80,20 @@ def _reference(context: FixtureContext) -> Any:
     return context.reference
 
 
+@cache
+def course_expected() -> Expected:
+    """The checks of the public tests, on the course's answers file."""
+    return Expected.load(course.exercises_dir())
+
+
 FIXTURES: dict[str, Callable[[FixtureContext], Any]] = {
     "student": lambda context: context.student,
     "reference": _reference,
     "rng": lambda context: np.random.default_rng(context.seed),
     # ``sublayer("scale", factor=0.01)``: a sublayer that crosses to the worker as data.
     "sublayer": lambda context: checks.Sublayer,
+    # The public tests' answers, from the course's own copy (never the submission's).
+    "expected": lambda context: course_expected(),
 }
 
 

@@ -82,6 +82,10 @@ class GradingPlugin:
         return discovery.FIXTURES["sublayer"](self._context(request.node))
 
     @pytest.fixture
+    def expected(self, request: pytest.FixtureRequest) -> Any:
+        return discovery.FIXTURES["expected"](self._context(request.node))
+
+    @pytest.fixture
     def rng(self, request: pytest.FixtureRequest) -> Any:
         return discovery.FIXTURES["rng"](self._context(request.node))
 

@@ -50,6 +50,10 @@ class Reference:
         self._functions = _import_solutions(directory)
         self._scratch = Path(tempfile.mkdtemp(prefix="normlab-ref-"))
 
+    def converted(self, value: Any) -> Any:
+        """``value`` as the reference receives it: copied, sublayers and files made real."""
+        return self._convert(value)
+
     def _convert(self, value: Any) -> Any:
         if isinstance(value, WireCallable):
             return callables.Recorded(value.kind, value.params)

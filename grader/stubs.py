@@ -4,7 +4,8 @@
 containing ``### BEGIN SOLUTION`` and one containing ``### END SOLUTION`` becomes
 ``raise NotImplementedError("<hint>")``, indented like the marker; the hint is the text after
 ``hint:`` on the BEGIN line. Everything else (docstrings, provided helpers, public tests, the
-config bank) is copied unchanged. ``normlab stubs --check`` fails when ``exercises/`` differs.
+config bank) is copied unchanged, and ``answers.json`` is recorded from the reference (see
+``recording.py``). ``normlab stubs --check`` fails when ``exercises/`` differs.
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import public, recording
+from grader.expected import ANSWERS_FILE
+
 BEGIN = "### BEGIN SOLUTION"
 END = "### END SOLUTION"
 _HINT = re.compile(r"hint:\s*(.*\S)")
 # Files a student never receives even though they live in solutions/.
 SKIP = {"__pycache__", ".pytest_cache"}
+PLAIN_CHECKS = "normlab_public.py"
 
 
 class StubError(Exception):
@@ -79,7 +84,11 @@ def render(solutions: Path) -> list[Generated]:
         if path.suffix == ".py":
             data = strip_solutions(data.decode("utf-8"), str(relative)).encode("utf-8")
         files.append(Generated(relative, data))
-    return files
+    # The reference's answers to the public tests' calls, for ``expected.check`` (recording.py).
+    files.append(Generated(Path(ANSWERS_FILE), recording.answers_json(solutions)))
+    # The plain checks, for public tests run where normlab is not installed (public.py).
+    files.append(Generated(Path(PLAIN_CHECKS), Path(public.__file__).read_bytes()))
+    return sorted(files, key=lambda item: item.relative)
 
 
 def write(solutions: Path, exercises: Path) -> list[Path]:

@@ -119,11 +119,18 @@ def inspect_config(config):
     # multimodal wrappers keep the language model's keys under text_config
     cfg = {**config, **text_config} if isinstance(text_config, dict) else config
 
-    def row(norm, eps_key, eps_default, placement="pre", per_layer=2, embedding=0,
-            final=True, qk=False, seq2seq=False):
-        return dict(norm=norm, eps_key=eps_key, eps_default=eps_default, placement=placement,
-                    per_layer=per_layer, embedding=embedding, final=final, qk=qk,
-                    seq2seq=seq2seq)
+    def row(norm, eps_key, eps_default, placement="pre", per_layer=2, embedding=0, final=True, qk=False, seq2seq=False):
+        return dict(
+            norm=norm,
+            eps_key=eps_key,
+            eps_default=eps_default,
+            placement=placement,
+            per_layer=per_layer,
+            embedding=embedding,
+            final=final,
+            qk=qk,
+            seq2seq=seq2seq,
+        )
 
     # the switches below mirror the defaults of each transformers config class
     neox_parallel = cfg.get("use_parallel_residual", True)
@@ -138,18 +145,25 @@ def inspect_config(config):
     families = {
         "gpt2": row("layernorm", "layer_norm_epsilon", 1e-5),
         "gptj": row("layernorm", "layer_norm_epsilon", 1e-5, "parallel", 1),
-        "gpt_neox": row("layernorm", "layer_norm_eps", 1e-5,
-                        "parallel" if neox_parallel else "pre"),
-        "falcon": row("layernorm", "layer_norm_epsilon", 1e-5,
-                      "parallel" if parallel_attn or new_arch else "pre",
-                      falcon_branch_norms if parallel_attn else 2),
+        "gpt_neox": row("layernorm", "layer_norm_eps", 1e-5, "parallel" if neox_parallel else "pre"),
+        "falcon": row(
+            "layernorm",
+            "layer_norm_epsilon",
+            1e-5,
+            "parallel" if parallel_attn or new_arch else "pre",
+            falcon_branch_norms if parallel_attn else 2,
+        ),
         "bloom": row("layernorm", "layer_norm_epsilon", 1e-5, embedding=1),
-        "phi": row("layernorm", "layer_norm_eps", 1e-5, "parallel", 1,
-                   qk=bool(cfg.get("qk_layernorm", False))),
+        "phi": row("layernorm", "layer_norm_eps", 1e-5, "parallel", 1, qk=bool(cfg.get("qk_layernorm", False))),
         "starcoder2": row("layernorm", "norm_epsilon", 1e-5),
         "olmo": row("layernorm", None, 1e-5),  # F.layer_norm(..., eps=1e-5) hard-coded
-        "opt": row("layernorm", None, 1e-5, "pre" if opt_pre else "post",  # nn.LayerNorm default
-                   final=bool(opt_pre) and not cfg.get("_remove_final_layer_norm", False)),
+        "opt": row(
+            "layernorm",
+            None,
+            1e-5,
+            "pre" if opt_pre else "post",  # nn.LayerNorm default
+            final=bool(opt_pre) and not cfg.get("_remove_final_layer_norm", False),
+        ),
         "bert": post_norm_encoder,
         "roberta": post_norm_encoder,
         "t5": row("rmsnorm", "layer_norm_epsilon", 1e-6, seq2seq=True),
@@ -177,15 +191,19 @@ def inspect_config(config):
         family = families.get(str(text_config.get("model_type", "")).lower())
     inferred_from = None
     if family is None:
-        for key, norm in (("rms_norm_eps", "rmsnorm"), ("layer_norm_eps", "layernorm"),
-                          ("layer_norm_epsilon", "layernorm")):
+        for key, norm in (
+            ("rms_norm_eps", "rmsnorm"),
+            ("layer_norm_eps", "layernorm"),
+            ("layer_norm_epsilon", "layernorm"),
+        ):
             if cfg.get(key) is not None:
                 family, inferred_from = row(norm, key, None), key
                 break
         else:
             raise ValueError(
                 f"model_type {model_type!r} is not a known family and the config has none of "
-                "rms_norm_eps, layer_norm_eps, layer_norm_epsilon: the norm type cannot be told")
+                "rms_norm_eps, layer_norm_eps, layer_norm_epsilon: the norm type cannot be told"
+            )
 
     eps_key = family["eps_key"]
     if eps_key is not None and cfg.get(eps_key) is not None:
@@ -205,11 +223,12 @@ def inspect_config(config):
         decoder = int(cfg.get("num_decoder_layers") or encoder)
         n_layers = encoder + decoder
         n_norms = 2 * encoder + 1 + 3 * decoder + 1  # decoder layers add a cross-attention norm
-        breakdown = (f"2 in each of the {encoder} encoder layers, 3 in each of the {decoder} "
-                     "decoder layers and a final norm closing each stack")
+        breakdown = (
+            f"2 in each of the {encoder} encoder layers, 3 in each of the {decoder} "
+            "decoder layers and a final norm closing each stack"
+        )
     else:
-        n_layers = first_int(("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
-                             "layer count")
+        n_layers = first_int(("num_hidden_layers", "n_layer", "num_layers", "n_layers"), "layer count")
         n_norms = family["per_layer"] * n_layers + family["embedding"] + int(family["final"])
         breakdown = f"{family['per_layer']} in each of the {n_layers} layers"
         breakdown += ", one after the embedding" if family["embedding"] else ""
@@ -222,14 +241,12 @@ def inspect_config(config):
     }[family["norm"]]
     placement_words = {
         "pre": "pre-norm placement, x + f(norm(x))",
-        "post": "post-norm placement, norm(x + f(x)), which renormalizes the stream itself "
-                "after every addition",
-        "sandwich": "sandwich placement, x + norm(f(norm(x))), a norm before and after "
-                    "every sublayer",
+        "post": "post-norm placement, norm(x + f(x)), which renormalizes the stream itself after every addition",
+        "sandwich": "sandwich placement, x + norm(f(norm(x))), a norm before and after every sublayer",
         "post_sublayer": "norm-on-output placement, x + norm(f(x)), where each sublayer's "
-                         "output is normalized before it is added",
+        "output is normalized before it is added",
         "parallel": "parallel-residual placement, x + attn(norm(x)) + ffn(norm(x)), where "
-                    "attention and FFN read the same input",
+        "attention and FFN read the same input",
     }[family["placement"]]
     if eps_source != "default":
         source_words = f"read from {eps_source}"
@@ -239,22 +256,27 @@ def inspect_config(config):
         source_words = f"the library default, the config has no {eps_key}"
     subject = model_type if model_type != "unknown" else "This model"
     sentences = [
-        f"{subject} normalizes with {norm_words}, eps={eps!r} ({source_words}), in "
-        f"{placement_words}.",
+        f"{subject} normalizes with {norm_words}, eps={eps!r} ({source_words}), in {placement_words}.",
         f"A serving engine must build {n_norms} norms on the residual path ({breakdown}) with "
         "exactly this type, eps and placement, or its activations drift away from the trained "
         "model's.",
     ]
     if family["norm"] == "gemma_rmsnorm":
-        sentences.append("The checkpoint stores each scale as its offset from 1, so loading it "
-                         "into a plain RMSNorm (x * weight) shrinks activations towards zero.")
+        sentences.append(
+            "The checkpoint stores each scale as its offset from 1, so loading it "
+            "into a plain RMSNorm (x * weight) shrinks activations towards zero."
+        )
     if family["qk"]:
-        sentences.append("Attention also normalizes queries and keys per head (QK-norm, not "
-                         "counted above), which the engine must reproduce as well.")
+        sentences.append(
+            "Attention also normalizes queries and keys per head (QK-norm, not "
+            "counted above), which the engine must reproduce as well."
+        )
     if inferred_from is not None:
-        sentences.append(f"The model_type {model_type!r} is not in the family table, so the norm "
-                         f"type was inferred from the {inferred_from} key and a pre-norm stack "
-                         "with a final norm was assumed: check the modelling code before serving.")
+        sentences.append(
+            f"The model_type {model_type!r} is not in the family table, so the norm "
+            f"type was inferred from the {inferred_from} key and a pre-norm stack "
+            "with a final norm was assumed: check the modelling code before serving."
+        )
 
     return {
         "model_type": model_type,

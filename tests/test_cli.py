@@ -1,8 +1,8 @@
 """The normlab command through its real entry point: exit codes and output."""
 
 import json
-import shutil
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path

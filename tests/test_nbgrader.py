@@ -79,7 +79,7 @@ def _submissions(course: Path) -> None:
     (submitted / "erin" / ASSIGNMENT).mkdir(parents=True)
     (submitted / "erin" / ASSIGNMENT / "lab.ipynb").write_text('{"cells": [ {"cell_type": "code", "sour')
 
-    # Tampering: wrong rmsnorm plus numpy's comparisons patched to always agree.
+    # Tampering: wrong rmsnorm plus the checks patched, in the kernel, to always agree.
     frank = filled(released, source, {"rmsnorm-rmsnorm": "def rmsnorm(x, gamma, eps=1e-6):\n    return x * 1.0\n"})
     frank["cells"].insert(
         3,
@@ -88,7 +88,7 @@ def _submissions(course: Path) -> None:
             "metadata": {},
             "outputs": [],
             "execution_count": None,
-            "source": "np.allclose = lambda *a, **k: True\nnp.testing.assert_allclose = lambda *a, **k: None\n",
+            "source": "import grader.checks\ngrader.checks.expect_array = lambda *a, **k: None\n",
         },
     )
     put("frank", frank)
@@ -177,7 +177,7 @@ def test_only_normlab_denies_the_tampering_submissions(course, native, secure):
     full = auto_points(course)
     assert native_grades["grace"] == full  # nbgrader: blanked test cells pass
     assert secure_grades["grace"] == 0
-    assert native_grades["frank"] > secure_grades["frank"]  # patched np.testing passes public tests
+    assert native_grades["frank"] > secure_grades["frank"]  # patched checks pass in nbgrader's kernel
     assert secure_grades["frank"] < full
 
 

@@ -1,35 +1,111 @@
-"""The public tests also run with plain pytest, without the grader (students' fallback)."""
+"""The public tests: they pass on the reference and fail on the stubs, with normlab's checks and
+with the plain ones (``normlab_public.py``, for a Python without normlab), and a mistake they
+can see is named in their failure the way the hidden tests name it."""
 
+import json
+import re
+import shutil
 import subprocess
 import sys
 
+import pytest
+from helpers import patched
+from mutants import MUTANTS
+
 from grader import course
+from grader.course import EXERCISES, MODULE_OF
+from grader.messages import Message, render
+
+# Run pytest with the `grader` package made unimportable: what a student's bare Python sees.
+WITHOUT_NORMLAB = "import sys; sys.modules['grader'] = None; import pytest; sys.exit(pytest.main(sys.argv[1:]))"
 
 
-def _pytest(directory):
+def _pytest(directory, *, normlab=True):
+    runner = ["-m", "pytest"] if normlab else ["-c", WITHOUT_NORMLAB]
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(directory)],
+        [sys.executable, *runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(directory)],
         capture_output=True,
         text=True,
         cwd=directory,
         timeout=300,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(directory)},
     )
 
 
-def test_public_tests_pass_on_the_reference_with_plain_pytest():
+def _student_folder(target, module=None, old=None, new=None):
+    """The student's folder: stubs, public tests, answers file, with the reference (or one
+    mutant of it) written in."""
+    shutil.copytree(course.exercises_dir(), target, ignore=shutil.ignore_patterns("__pycache__"))
+    if module is None:
+        reference = target.parent / "reference"
+        shutil.copytree(course.solutions_dir(), reference, ignore=shutil.ignore_patterns("__pycache__", "test_*"))
+    else:
+        reference = patched(target.parent / "reference", module, old, new)
+    for name in EXERCISES:
+        shutil.copy2(reference / f"{name}.py", target / f"{name}.py")
+    return target
+
+
+@pytest.mark.parametrize("normlab", [True, False], ids=["normlab-checks", "plain-checks"])
+def test_public_tests_pass_on_the_reference(tmp_path, normlab):
+    out = _pytest(_student_folder(tmp_path / "student"), normlab=normlab)
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert re.search(r"\b25 passed\b", out.stdout), out.stdout[-500:]
+
+
+@pytest.mark.parametrize("normlab", [True, False], ids=["normlab-checks", "plain-checks"])
+def test_public_tests_fail_on_the_stubs(normlab, tmp_path):
+    folder = tmp_path / "stubs"
+    shutil.copytree(course.exercises_dir(), folder, ignore=shutil.ignore_patterns("__pycache__"))
+    out = _pytest(folder, normlab=normlab)
+    assert out.returncode == 1, out.stdout[-2000:]
+    assert " passed" not in out.stdout.splitlines()[-1]
+
+
+def test_public_tests_pass_in_the_solutions_folder():
+    """An instructor runs ``pytest`` in solutions/ (no answers file there: normlab's own)."""
     out = _pytest(course.solutions_dir())
     assert out.returncode == 0, out.stdout[-2000:]
 
 
-def test_public_tests_fail_on_the_stubs_with_plain_pytest():
-    out = _pytest(course.exercises_dir())
-    assert out.returncode == 1
-    assert " passed" not in out.stdout.splitlines()[-1]
-
-
 def test_every_graded_function_has_a_public_test():
-    from grader.course import MODULE_OF
-
     sources = "".join(p.read_text() for p in course.public_tests())
-    untested = [f for f in MODULE_OF if f"student.{f}(" not in sources]
+    untested = [f for f in MODULE_OF if not re.search(rf"student\.{f}\b", sources)]
     assert untested == []
+
+
+def test_every_public_check_was_recorded_for_public_inputs_only():
+    """answers.json holds one entry per distinct public call; nothing else (no hidden input
+    could reach it: it is recorded by running the public tests, see recording.py)."""
+    answers = json.loads((course.exercises_dir() / "answers.json").read_text())
+    assert set(answers) == {"calls", "hints"}
+    functions = {entry["function"] for entry in answers["calls"].values()}
+    assert functions <= set(MODULE_OF)
+    checked = "".join(p.read_text() for p in course.public_tests())
+    assert {f for f in MODULE_OF if re.search(rf"expected\.check\(\s*student\.{f}\s*,", checked)} == functions
+
+
+def _hints_public_tests_can_give():
+    answers = json.loads((course.exercises_dir() / "answers.json").read_text())
+    return {hint for entry in answers["calls"].values() for hint, _ in entry["hints"]}
+
+
+VISIBLE = [m for m in MUTANTS if m[4] in _hints_public_tests_can_give()]
+
+
+@pytest.mark.parametrize("normlab", [True, False], ids=["normlab-checks", "plain-checks"])
+@pytest.mark.parametrize(("name", "module", "old", "new", "hint"), VISIBLE, ids=[m[0] for m in VISIBLE])
+def test_a_mistake_the_public_tests_can_see_is_named(tmp_path, name, module, old, new, hint, normlab):
+    """The failure shows the numbers and the mistake's hint, in plain pytest, with or without
+    normlab: the student does not wait for grading to learn what the mistake is."""
+    out = _pytest(_student_folder(tmp_path / "student", module, old, new), normlab=normlab)
+    assert out.returncode == 1, f"{name}: the public tests pass"
+    text = " ".join(out.stdout.split())
+    assert " ".join(render(Message(hint)).split()) in text, f"{name}: no {hint} in\n{out.stdout[-3000:]}"
+    assert re.search(r"expected|instead of", text), f"{name}: no numbers in\n{out.stdout[-3000:]}"
+
+
+def test_public_tests_name_most_of_the_hinted_mistakes():
+    """The public inputs are chosen so that most mistakes with a hint show it before grading."""
+    hinted = [m for m in MUTANTS if m[4] and m[4].startswith("hint.")]
+    assert len(VISIBLE) >= 0.6 * len(hinted), sorted({m[4] for m in hinted} - _hints_public_tests_can_give())

@@ -8,13 +8,12 @@ test names, in a comment, the mistake it is there to catch.
 
 import copy
 import json
-import re
 from collections.abc import Iterable
 from typing import Any
 
 import pytest
 
-from grader.checks import expect_keys, expect_raises, expect_value, file_arg
+from grader.checks import expect_keys, expect_note, expect_raises, expect_value, file_arg
 from grader.course import solutions_dir
 from grader.proxy import StudentProxy
 from grader.reference import Reference
@@ -701,40 +700,6 @@ def test_path_argument(student: StudentProxy, reference: Reference) -> None:
         expect_fields(
             report_of(student, argument), reference.inspect_config(config), [key for key in KEYS if key != "note"]
         )
-
-
-NORM_WORDS = {"layernorm": ("LayerNorm",), "rmsnorm": ("RMSNorm",), "gemma_rmsnorm": ("RMSNorm", "1 + weight")}
-PLACEMENT_WORDS = {
-    "pre": "pre-norm",
-    "post": "post-norm",
-    "sandwich": "sandwich",
-    "post_sublayer": "norm-on-output",
-    "parallel": "parallel",
-}
-EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*\d+\b|\b0\.0{3,}\d+\b")
-SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
-
-
-def expect_note(note: Any, want: dict[str, Any]) -> None:
-    """The note says what the report says, and nothing that contradicts it: the right norm and
-    placement words (and no other's), the eps (and no other eps), the count, in 2 to 4
-    sentences. A note that lists every name and value contradicts itself and fails."""
-    what = 'inspect_config(config)["note"]'
-    expect_value(isinstance(note, str), True, what=f"the type of {what}")
-    sentences = [part for part in SENTENCE_END.split(note.strip()) if part.strip()]
-    expect_value(2 <= len(sentences) <= 4, True, what=f"the number of sentences in {what}")
-    own = set(NORM_WORDS[want["norm_type"]])
-    for word in {w for words in NORM_WORDS.values() for w in words}:
-        expect_value(word in note, word in own, what=f"the norm type, in words, in {what}")
-    for placement, word in PLACEMENT_WORDS.items():
-        if placement == want["placement"]:
-            expect_value(word in note, True, what=f"the placement, in words, in {what}")
-        elif word not in PLACEMENT_WORDS[want["placement"]]:
-            expect_value(word in note, False, what=f"the placement, in words, in {what}")
-    eps = want["eps"]
-    numbers = {float(n) for n in EPS_LIKE.findall(note)}
-    expect_value(numbers == {eps}, True, what=f"the eps value in {what}")
-    expect_value(re.search(rf"\b{want['n_norms']}\b", note) is not None, True, what=f"the number of norms in {what}")
 
 
 @pytest.mark.points(2)

@@ -34,9 +34,10 @@ import nbformat
 from grader import course, discovery
 from grader.course import EXERCISES, MODULES
 from grader.notebook import first_line
+from grader.public import ANSWERS_FILE
 from grader.report import jinja
 from grader.settings import COURSE_FILE
-from grader.stubs import BEGIN
+from grader.stubs import BEGIN, PLAIN_CHECKS
 
 NOTEBOOK = "lab"
 DEFAULT_ASSIGNMENT = "normlab"
@@ -215,6 +216,10 @@ def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list
         shutil.rmtree(bank)
     shutil.copytree(course.exercises_dir() / "configs", bank)
     written.append(bank)
+    # What the public test cells compare with, and their checks where normlab is absent.
+    for name in (ANSWERS_FILE, PLAIN_CHECKS):
+        shutil.copy2(course.exercises_dir() / name, source / name)
+        written.append(source / name)
     rubric = course_dir / "normlab" / assignment / "rubric.md"
     rubric.parent.mkdir(parents=True, exist_ok=True)
     rubric.write_text(
