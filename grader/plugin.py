@@ -22,7 +22,7 @@ import pytest
 
 from grader import checks, discovery, vocabulary
 from grader.course import USES
-from grader.faults import GraderFault, StudentFault
+from grader.faults import GraderFault, StudentFault, StudentRaised
 from grader.messages import Message
 from grader.model import CheckResult, Status, Visibility
 from grader.proxy import StudentProxy
@@ -161,6 +161,8 @@ class GradingPlugin:
     ) -> tuple[Status, list[Message]]:
         """The status and messages of a test that did not pass, by what stopped it."""
         if isinstance(exc, StudentFault):
+            if hidden and isinstance(exc, StudentRaised) and exc.private:  # there is more: how to see it
+                return exc.status, [*exc.messages, Message("fault.details_withheld", {"function": exc.function})]
             return exc.status, list(exc.messages) + ([] if hidden else list(exc.private))
         if isinstance(exc, checks.Mismatch):
             return Status.FAILED, list(exc.messages)

@@ -130,6 +130,7 @@ KINDS: dict[str, Callable[[object], bool]] = {
 HIDDEN: dict[str, dict[str, str]] = {
     "fault.not_implemented": {"function": "function"},
     "fault.raised": {"function": "function", "exc_type": "exception"},
+    "fault.details_withheld": {"function": "function"},
     "fault.missing": {"function": "function", "module": "module"},
     "fault.not_callable": {"function": "function", "module": "module", "found": "type"},
     "fault.import_error": {"function": "function", "module": "module", "exc_type": "exception"},

@@ -76,7 +76,14 @@ DEPENDS = {"residual": {"rmsnorm"}, "stack": {"rmsnorm"}, "compare": {"rmsnorm",
 
 # Message families. A result's first message must belong to the attack's expected set; any
 # further message must too, or be one of these supplements (shown on public tests only, or hints).
-SUPPLEMENTS = {"fault.exception_text", "fault.traceback", "fault.died_detail", "fault.bad_result_detail"}
+SUPPLEMENTS = {
+    "fault.exception_text",
+    "fault.traceback",
+    "fault.details_withheld",
+    "check.uses_failing",
+    "fault.died_detail",
+    "fault.bad_result_detail",
+}
 MUTATED = frozenset({"check.mutated", "check.mutated_hidden"})
 """Most attacks also write into their inputs, so that no test can pass on "x is not modified"."""
 WRONG = (
@@ -201,7 +208,12 @@ ATTACKS = [
     attack("rmsnorm_nan_inf.py", (13,), FAILED, {"check.non_finite", "check.assertion", "check.dtype"} | MUTATED),
     attack("rmsnorm_tiny_outputs.py", (14,), FAILED, WRONG),
     attack("rmsnorm_inplace_view.py", (15,), FAILED, WRONG),
-    attack("compare_huge_numbers.py", (7, 12), FAILED, {"check.value_hidden", "check.assertion", "check.about_zero"}),
+    attack(
+        "compare_huge_numbers.py",
+        (7, 12),
+        FAILED,
+        {"check.value_hidden", "check.value_public", "check.assertion", "check.about_zero"},
+    ),
     # The public example prints its expected values; a copy of them is the right answer for
     # that one input (not a wrong answer that scores). Every other test must score 0.
     attack(
@@ -217,7 +229,7 @@ ATTACKS = [
         "stack_gc_scan.py",
         (18,),
         FAILED,
-        {"check.shape", "check.value_hidden", "check.did_not_raise", "check.assertion"},
+        {"check.shape", "check.value_hidden", "check.value_public", "check.did_not_raise", "check.assertion"},
     ),
     attack("rmsnorm_disk_search.py", (19, 21), FAILED, WRONG),
     attack("rmsnorm_venv_course_leak.py", (19,), FAILED, WRONG),
