@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
-import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -107,7 +106,9 @@ class Mismatch(AssertionError):
 
     def __str__(self) -> str:
         """The messages in the reader's language: what plain pytest prints for a public test."""
-        return render_all(self.messages, os.environ.get("NORMLAB_LANG") or os.environ.get("LANG") or "en")
+        from grader.public import reader_language  # numpy-only, no cycle; imported when printed
+
+        return render_all(self.messages, reader_language())
 
 
 def expect(condition: bool, message_id: str, **params: Any) -> None:
