@@ -147,7 +147,7 @@ class PlainFailure(AssertionError):
     """A public check failed; the message says how."""
 
 
-def readerreader_language() -> str:
+def reader_language() -> str:
     """The language of a plain-pytest reader, from their locale: this module is shipped alone as
     ``normlab_public.py``, where normlab's settings do not exist."""
     tag = os.environ.get("NORMLAB_LANG") or os.environ.get("LANG") or ""
