@@ -220,8 +220,27 @@ class GradingPlugin:
         out = []
         for result in results:
             uses = [f for f in USES.get(result.exercise, ()) if f in failing]
-            if result.status is not Status.PASSED and uses:
+            if result.status is not Status.PASSED and uses and _attempted(result):
                 extra = tuple(Message("check.uses_failing", {"function": f}) for f in uses)
                 result = dataclasses.replace(result, messages=(*result.messages, *extra))
             out.append(result)
         return out
+
+
+NOT_ATTEMPTED = frozenset(
+    {
+        "fault.not_implemented",
+        "fault.missing",
+        "fault.not_callable",
+        "fault.import_error",
+        "fault.import_timeout",
+        "fault.import_crashed",
+    }
+)
+"""Messages that say the function itself is not there yet: a failing dependency is beside the point."""
+
+
+def _attempted(result: CheckResult) -> bool:
+    """The test ran the student's own function (not a stub, a missing name or a module that
+    failed to load), so a failing function it calls may be why it failed."""
+    return not any(m.id in NOT_ATTEMPTED or m.id.startswith("submission.") for m in result.messages)

@@ -121,7 +121,9 @@ def test_named_dask_workers_grading_at_once_never_share_a_uid(tmp_path):
     runner.start()
     try:
         options = Options(suites=("public",), settings=current_settings())
-        graded = grade_many(slow, options, scheduler=scheduler.address)
+        graded = list(grade_many(slow, options, scheduler=scheduler.address))
+        not_graded = [(path.name, outcome.reason) for path, outcome in graded if isinstance(outcome, NotGraded)]
+        assert not not_graded, not_graded
         uids = {path.name: outcome.report.worker_uid for path, outcome in graded}
     finally:
         for worker in workers:

@@ -30,4 +30,4 @@ def rmsnorm_backward(dout, x, gamma, eps=1e-6):
     g = df * gf
     dx = rstd * (g - xhat * np.mean(g * xhat, axis=-1, keepdims=True))
     dgamma = np.sum(df * xhat, axis=tuple(range(x.ndim - 1)))
-    return dx.astype(x.dtype), dgamma.astype(x.dtype)
+    return dx.astype(x.dtype), dgamma.astype(gamma.dtype)
