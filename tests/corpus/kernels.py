@@ -31,7 +31,10 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[2]
 ENVS = ROOT / ".venv" / "corpus-kernels"
-CONFIGS = ROOT / "exercises" / "configs"
+EXERCISES = ROOT / "exercises"
+# What a released assignment ships next to lab.ipynb: the config bank, and the reference's
+# answers to the public calls with the numpy-only checks the public test cells import.
+SHIPPED_FILES = ("answers.json", "normlab_public.py")
 
 PACKAGES = {
     "grading": ["numpy", "matplotlib", "ipykernel"],
@@ -111,7 +114,8 @@ def _kernel_env(name: str, extra_path: Path | None) -> dict[str, str]:
 @contextlib.contextmanager
 def notebook_client(nb: nbformat.NotebookNode, name: str, timeout: int = 60) -> Iterator[NotebookClient]:
     """A started kernel of environment ``name`` for ``nb``, in a scratch directory holding
-    ``configs/`` (the config bank a released assignment ships next to ``lab.ipynb``)."""
+    what a released assignment ships next to ``lab.ipynb``: ``configs/``, ``answers.json`` and
+    ``normlab_public.py``."""
     python = python_of(name)
     with tempfile.TemporaryDirectory(prefix=f"corpus-{name}-") as scratch:
         work = Path(scratch) / "work"
@@ -129,7 +133,9 @@ def notebook_client(nb: nbformat.NotebookNode, name: str, timeout: int = 60) -> 
             (extra / "google" / "colab" / "__init__.py").write_text("")
             (extra / "google" / "colab" / "drive.py").write_text(_FAKE_COLAB)
             (extra / "google" / "colab" / "files.py").write_text(_FAKE_COLAB_FILES)
-        shutil.copytree(CONFIGS, work / "configs")
+        shutil.copytree(EXERCISES / "configs", work / "configs")
+        for shipped in SHIPPED_FILES:
+            shutil.copy2(EXERCISES / shipped, work / shipped)
         km = KernelManager(
             kernel_name="corpus", kernel_spec_manager=KernelSpecManager(kernel_dirs=[scratch + "/kernels"])
         )
