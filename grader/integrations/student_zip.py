@@ -3,10 +3,13 @@
 The checker is normlab's own grader package minus everything hidden: the hidden suites, the
 verification questions' rubric and any bundled reference. ``python -m grader check`` then runs
 the public tests exactly as final grading does; ``grade`` refuses, for lack of hidden suites.
+A ``pyproject.toml`` makes the folder pip-installable as ``normlab-student``: the same package,
+with the exercises inside it and no course an instructor keeps.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
 import zipfile
 from pathlib import Path
 
@@ -45,11 +48,22 @@ def student_files() -> list[tuple[Path, str]]:
     return _exercise_files() + _grader_files()
 
 
+def _student_pyproject() -> str:
+    """The student package's metadata: normlab's own version and run-time requirements (no
+    extras: the nbgrader, docs and dev tools are the instructor's)."""
+    requirements = importlib.metadata.requires("normlab") or []
+    dependencies = sorted(r for r in requirements if "extra ==" not in r)
+    return jinja.render(
+        "student_pyproject.toml.j2", version=importlib.metadata.version("normlab"), dependencies=dependencies
+    )
+
+
 def write_student_zip(target: Path) -> Path:
     readme = jinja.render("student_readme.md.j2")
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         bundle.writestr(f"{ROOT}/README.md", readme)
+        bundle.writestr(f"{ROOT}/pyproject.toml", _student_pyproject())
         for source, name in student_files():
             bundle.write(source, name)
     return target

@@ -1,0 +1,67 @@
+"""The student's copy: the zip a student receives installs with pip as ``normlab-student`` and
+checks their work from their own exercises folder, without the course an instructor keeps."""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader import course
+
+ROOT = Path(__file__).resolve().parent.parent
+HIDDEN_PARTS = ("suites", "solutions")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The student zip, unpacked and installed with pip into a folder of its own."""
+    base = tmp_path_factory.mktemp("student")
+    bundle = base / "student.zip"
+    subprocess.run([sys.executable, "-m", "grader", "release", "--student-zip", bundle], cwd=ROOT, check=True)
+    with zipfile.ZipFile(bundle) as z:
+        z.extractall(base)
+    target = base / "site"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
+    subprocess.run([*pip, "--target", target, base / "normlab-student"], check=True)
+    return target
+
+
+def student_run(target: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``normlab ARGS`` with the installed student copy first on the path (the project's own
+    editable install stays behind it: the test checks which one answered)."""
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    code = "import grader, sys; print(grader.__file__, file=sys.stderr); from grader.cli import run; run()"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_installed_copy_holds_no_hidden_suite_solution_or_question_key(installed):
+    files = [p.relative_to(installed).as_posix() for p in installed.rglob("*") if p.is_file()]
+    assert any(f.startswith("grader/_course/exercises/") for f in files)  # the exercises travel inside
+    assert [f for f in files if set(f.split("/")) & set(HIDDEN_PARTS) or f.endswith("questions.toml")] == []
+
+
+def test_a_student_checks_their_own_folder_with_the_installed_copy(installed, tmp_path):
+    work = tmp_path / "exercises"
+    shutil.copytree(course.exercises_dir(), work)
+    untouched = student_run(installed, work, "check")
+    assert str(installed / "grader") in untouched.stderr  # the student copy answered, not the project's
+    assert untouched.returncode == 1 and "Total: 0/25" in untouched.stdout, untouched.stdout
+    assert str(work) in untouched.stdout  # it says which folder it graded
+    for module in course.MODULES:
+        shutil.copy(course.solutions_dir() / f"{module}.py", work / f"{module}.py")
+    solved = student_run(installed, work, "check")
+    assert solved.returncode == 0 and "Total: 25/25" in solved.stdout, solved.stdout + solved.stderr
+
+
+def test_the_installed_copy_refuses_a_final_grade(installed, tmp_path):
+    work = tmp_path / "exercises"
+    shutil.copytree(course.exercises_dir(), work)
+    refused = student_run(installed, work, "grade", ".")
+    assert refused.returncode == 3
+    assert "hidden suites are not installed" in refused.stderr
