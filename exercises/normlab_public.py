@@ -147,7 +147,9 @@ class PlainFailure(AssertionError):
     """A public check failed; the message says how."""
 
 
-def _language() -> str:
+def reader_language() -> str:
+    """The language of a plain-pytest reader, from their locale: this module is shipped alone as
+    ``normlab_public.py``, where normlab's settings do not exist."""
     tag = os.environ.get("NORMLAB_LANG") or os.environ.get("LANG") or ""
     return "pt-BR" if tag.lower().startswith("pt") else "en"
 
@@ -177,7 +179,7 @@ class PlainExpected:
         if problem:
             hints = self.answers.get("hints", {})
             matching = [h for h, c in entry["hints"] if _matches(got, decode(c))]
-            texts = [hints.get(h, {}).get(_language(), h) for h in matching]
+            texts = [hints.get(h, {}).get(reader_language(), h) for h in matching]
             raise PlainFailure("\n".join([problem, *texts]))
         return answer
 
@@ -269,7 +271,7 @@ def _failure_text(exc: BaseException) -> str:
         try:
             from grader.messages import render_all
 
-            return str(render_all(messages, _language()))
+            return str(render_all(messages, reader_language()))
         except ImportError:
             pass
     return f"{type(exc).__name__}: {str(exc).strip()}"

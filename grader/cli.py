@@ -128,8 +128,29 @@ def check(
     passed = report.score == report.max_score
     verdict = render(Message("report.check_passed" if passed else "report.check_failed"), settings.lang)
     checking = render(Message("report.checking", {"path": str(target.resolve())}), settings.lang)
-    _emit(checking + "\n" + reporters.to_text(report, settings.lang) + verdict + "\n", output)
+    blanks = _blank_answers(target, settings.lang)
+    _emit(checking + "\n" + reporters.to_text(report, settings.lang) + verdict + "\n" + blanks, output)
     sys.exit(0 if passed else EXIT_FAILED_CHECK)
+
+
+def _blank_answers(target: Path, lang: str) -> str:
+    """Which verification answers are still blank (or why none could be read)."""
+    from grader import questions, verification
+
+    answers = verification.find(target)
+    where = {"file": answers.where}
+    if answers.problem is not None:
+        return render(answers.problem, lang) + "\n"
+    blank = verification.blanks(questions.load(), answers)
+    if not blank:
+        return render(Message("report.no_blanks", where), lang) + "\n"
+    by_question: dict[str, list[str]] = {}
+    for qid, part in blank:
+        by_question.setdefault(qid, []).append(part)
+    lines = [render(Message("report.blanks_title", where), lang)]
+    for qid, parts in by_question.items():
+        lines.append("  " + render(Message("report.blank_line", {"question": qid, "parts": ", ".join(parts)}), lang))
+    return "\n".join(lines) + "\n"
 
 
 def _your_work() -> Path:
@@ -171,7 +192,9 @@ def grade(
         raise UsageExit("--json and --format are mutually exclusive")
     fmt = "json" if as_json else (fmt or "text")
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
-    report = _grade(path, ("public",) if public_only else ("public", "hidden"), settings, select)
+    from grader.runner import FINAL
+
+    report = _grade(path, ("public",) if public_only else FINAL, settings, select)
     _emit(reporters.render_report(report, fmt, settings.lang), output)
 
 
@@ -242,7 +265,7 @@ def autograde(
     """
     from grader.classgrade import State
     from grader.integrations.nbgrader.autograde import autograde as grade_class
-    from grader.runner import Options
+    from grader.runner import FINAL, Options
 
     root = Path(course_dir)
     settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
@@ -251,7 +274,7 @@ def autograde(
         outcomes = grade_class(
             root,
             assignment,
-            options=Options(settings=settings),
+            options=Options(suites=FINAL, settings=settings),
             scheduler=scheduler,
             force=force,
             progress=not no_progress,

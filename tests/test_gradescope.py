@@ -9,10 +9,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import notebook_answer_cell
 from leakscan import leaks
 
 from grader import course
 from grader.course import MODULES
+from grader.questions import ANSWERS_FILE, load, part_name
 from grader.settings import current as current_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,9 +63,14 @@ def _run(root: Path, env: dict, files: dict[str, str]) -> dict:
 def test_reference_submission_gets_full_marks(autograder):
     root, env = autograder
     files = {f"{m}.py": (course.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
+    files[ANSWERS_FILE] = (course.solutions_dir() / ANSWERS_FILE).read_text()
     results = _run(root, env, files)
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 100
     assert all(t["status"] == "passed" for t in results["tests"])
+    # The questions' auto-graded parts are there; their written parts are graded in Gradescope.
+    names = {t["number"] for t in results["tests"]}
+    assert names >= {part_name(q.id, p.id) for q in load().questions for p in q.parts}
+    assert not [n for n in names if "written" in n]
     if current_settings().require_sandbox:  # CI: the wheel-installed grader is fully sandboxed too
         assert results["extra_data"]["missing_layers"] == []
 
@@ -71,17 +78,21 @@ def test_reference_submission_gets_full_marks(autograder):
 def test_stub_submission_scores_zero_with_messages(autograder):
     root, env = autograder
     files = {f"{m}.py": (course.exercises_dir() / f"{m}.py").read_text() for m in MODULES}
+    files[ANSWERS_FILE] = (course.exercises_dir() / ANSWERS_FILE).read_text()
     results = _run(root, env, files)
     assert results["score"] == 0
-    assert all("not implemented yet" in t["output"] for t in results["tests"])
+    exercises = [t for t in results["tests"] if t["tags"][0] in MODULES]
+    assert all("not implemented yet" in t["output"] for t in exercises)
+    assert all("not answered yet" in t["output"] for t in results["tests"] if t not in exercises)
     assert leaks(json.dumps(results)) == []
 
 
 def test_single_notebook_submission(autograder):
     root, env = autograder
     source = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    answers = notebook_answer_cell()
     notebook = {
-        "cells": [{"cell_type": "code", "metadata": {}, "source": source, "outputs": []}],
+        "cells": [{"cell_type": "code", "metadata": {}, "source": s, "outputs": []} for s in (source, answers)],
         "metadata": {},
         "nbformat": 4,
         "nbformat_minor": 5,

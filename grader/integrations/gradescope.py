@@ -19,7 +19,7 @@ from grader import course
 from grader.course import MODULES
 from grader.report import reporters
 from grader.report.store import write_atomic
-from grader.runner import Options, grade
+from grader.runner import FINAL, Options, grade
 
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when the autograder image is built.
@@ -85,7 +85,7 @@ def run(root: Path) -> int:
     """Grade ``root/submission`` and write ``root/results/results.json``; return an exit code."""
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
-    options = Options()
+    options = Options(suites=FINAL)  # results.json: the questions' auto-graded parts only (Decision 8)
     report = grade(find_submission(root / "submission"), options)
     write_atomic(results / "results.json", reporters.to_gradescope(report, options.settings.lang))
     return 0
