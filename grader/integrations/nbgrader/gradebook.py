@@ -27,7 +27,9 @@ from typing import Any
 
 import nbformat
 
+from grader.course import EXERCISES
 from grader.faults import GraderFault
+from grader.integrations.nbgrader.question_cells import auto_cell_id
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
 from grader.notebook import CELL_CAP, cells, statement_text
@@ -62,10 +64,13 @@ def _ensure_alembic_on_path() -> None:
 
 
 def results_by_cell(report: Report) -> dict[str, list[CheckResult]]:
-    """The results of each test cell: ``<exercise>-public`` and ``<exercise>-hidden``."""
+    """The results of each test cell: ``<exercise>-public``, ``<exercise>-hidden`` and a
+    question's ``<question>-auto``."""
     cells: dict[str, list[CheckResult]] = {}
     for r in report.results:
-        cells.setdefault(f"{r.exercise}-{r.visibility.value}", []).append(r)
+        # A question's auto-graded parts have a cell of their own (question_cells.py).
+        cell = f"{r.exercise}-{r.visibility.value}" if r.exercise in EXERCISES else auto_cell_id(r.exercise)
+        cells.setdefault(cell, []).append(r)
     return cells
 
 
