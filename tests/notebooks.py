@@ -40,8 +40,8 @@ def filled(released: dict, source_nb: dict, overrides: dict[str, str] | None = N
         meta = cell["metadata"].get("nbgrader", {})
         if meta.get("solution") and cell["cell_type"] == "code":
             cell["source"] = code[meta["grade_id"]]
-        elif cell["cell_type"] == "code" and not meta and ANSWERS.match("".join(cell["source"])):
-            qid = ANSWERS.match("".join(cell["source"])).group(1)
+        elif cell["cell_type"] == "code" and not meta and ANSWERS.search("".join(cell["source"])):
+            qid = ANSWERS.search("".join(cell["source"])).group(1)
             cell["source"] = notebook_answer_cell({qid: reference_answers()[qid]})
         elif meta.get("solution") and answers:
             cell["source"] = (
