@@ -376,6 +376,10 @@ def test_figure_numbers_show_what_the_pages_say():
     trace = np.array(figures.FIGURES["stack-trace"].compute().rows)  # sublayer, pre x/F/sum, post x/F/sum
     assert np.allclose(trace[1:, 4], np.sqrt(figures.WIDTH), atol=1e-3), "post-norm stream at sqrt(C)"
     assert trace[0, 1] < np.sqrt(figures.WIDTH) < trace[-1, 1], "pre-norm stream starts below sqrt(C) and grows past it"
+    grad = np.array(figures.FIGURES["grad-depth"].compute().rows)  # depth, none, post, pre
+    assert grad[-1, 1] < 1e-10 * grad[0, 1], "without a residual the gradient vanishes"
+    assert grad[-1, 2] < 0.05 < grad[0, 2], "post-norm's gradient fades with depth"
+    assert np.all((0.5 < grad[:, 3]) & (grad[:, 3] < 2)), "pre-norm's stays near 1"
     eps = np.array(figures.FIGURES["eps-placement"].compute().rows)  # input RMS, inside, outside
     at = {round(np.log10(r), 1): (i, o) for r, i, o in eps}
     assert np.isclose(at[-3.0][0], 1 / np.sqrt(2), atol=1e-3), "eps inside: 1/sqrt(2) at sqrt(eps)"

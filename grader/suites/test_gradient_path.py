@@ -22,10 +22,10 @@ def _setup(
 
 def lesson_setup() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """solutions/gradient_path.py's documented setup, drawn the same way (a test keeps them equal)."""
-    rng = np.random.default_rng(0)
-    weights = rng.standard_normal((32, 32, 32)) * (0.5 / np.sqrt(32))
-    biases = rng.standard_normal((32, 32))
-    return rng.standard_normal((4, 32)), weights, biases
+    draw = np.random.default_rng(0).standard_normal
+    weights = draw((32, 32, 32)) * (0.5 / np.sqrt(32))
+    biases = draw((32, 32))
+    return draw((4, 32)), weights, biases
 
 
 def _check_backward(
