@@ -153,6 +153,31 @@ def _blank_answers(target: Path, lang: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@main.command(short_help="Check the lesson's artifact checklist on your work.", epilog=EXIT_CODES)
+@click.argument("path", required=False, type=click.Path())
+@common
+def checklist(path: str | None, lang: str | None, require_sandbox: bool | None) -> None:
+    """Check the lesson's artifact checklist (§15) on PATH (default: as for check): the code, the
+    demonstration, the config note, the residual-stream notes and the diagram, as a table.
+
+    Exits 1 when an artifact is missing. The hidden tests are not run.
+    """
+    from grader import checklist as artifacts
+
+    settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
+    target = Path(path) if path else _your_work()
+    report = _grade(str(target), ("public",), settings, None)
+    items = artifacts.check(target if target.is_dir() else target.parent, report)
+    lines = [render(Message("checklist.title", {"path": str(target.resolve())}), settings.lang)]
+    for item in items:
+        name = render(Message(f"checklist.artifact.{item.artifact}"), settings.lang)
+        lines.append(f"  {'✓' if item.ok else '✗'} {name:<15} {render(item.detail, settings.lang)}")
+    complete = all(item.ok for item in items)
+    lines.append(render(Message("checklist.all_present" if complete else "checklist.some_missing"), settings.lang))
+    _emit("\n".join(lines) + "\n", None)
+    sys.exit(0 if complete else EXIT_FAILED_CHECK)
+
+
 def _your_work() -> Path:
     """What ``check`` grades when given no path: never anything but the student's own files."""
     here = Path.cwd()
