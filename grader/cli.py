@@ -319,6 +319,56 @@ def autograde(
     sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
 
 
+@main.group(short_help="Grade the written answers question by question (nbgrader).")
+def written() -> None:
+    """Grade the questions' written parts question by question: export one page per question
+    (every student's answer, the rubric items as checkboxes), tick, import the points into
+    nbgrader's gradebook (and so into `nbgrader export`'s class CSV)."""
+
+
+course_dir_option = click.option(
+    "--course-dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=".",
+    show_default=True,
+    help="The nbgrader course directory.",
+)
+
+
+@written.command("export", epilog=EXIT_CODES)
+@click.argument("assignment")
+@click.argument("question")
+@course_dir_option
+@output_option
+def written_export(assignment: str, question: str, course_dir: str, output: str | None) -> None:
+    """Write QUESTION's page for ASSIGNMENT: the rubric, then each student's answer with the
+    rubric items as checkboxes. For graders only: it holds the rubric."""
+    from grader.integrations.nbgrader.written import export_page
+
+    try:
+        _emit(export_page(Path(course_dir), assignment, question), output)
+    except StopIteration:
+        raise UsageExit(f"no question {question!r} in the bank") from None
+    except GraderFault as exc:
+        raise UsageExit(str(exc)) from exc
+
+
+@written.command("import", epilog=EXIT_CODES)
+@click.argument("page", type=click.Path(dir_okay=False, exists=True))
+@course_dir_option
+def written_import(page: str, course_dir: str) -> None:
+    """Add up the ticked rubric items of PAGE (written by `normlab written export`) and write
+    each student's points into the gradebook as the question's manual score."""
+    from grader.integrations.nbgrader.written import import_page
+
+    try:
+        marked = import_page(Path(course_dir), Path(page).read_text(encoding="utf-8"))
+    except GraderFault as exc:
+        raise UsageExit(str(exc)) from exc
+    for entry in marked:
+        click.echo(clean_text(f"{entry.student:<24} {entry.points:g}"))
+
+
 @main.command(short_help="Build a Gradescope autograder zip.", epilog=EXIT_CODES)
 @click.option(
     "-o",
