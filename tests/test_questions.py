@@ -240,3 +240,29 @@ def test_grade_and_check_through_the_command_line(tmp_path):
     check = _normlab("check", str(sub), cwd=course.PACKAGE.parent)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "still blank" in check.stdout and "q8: a, written (blank)" in check.stdout
+
+
+def test_the_student_zip_answers_and_checks_the_questions_without_keys(tmp_path):
+    """The bundle has the blank answers file and the bank without keys; its own checker lists
+    the blank answers, and cannot grade (no keys, no hidden suites)."""
+    import zipfile
+
+    from grader.integrations.student_zip import ROOT, write_student_zip
+
+    bundle = write_student_zip(tmp_path / "student.zip")
+    with zipfile.ZipFile(bundle) as z:
+        names = set(z.namelist())
+        z.extractall(tmp_path)
+    assert f"{ROOT}/exercises/{ANSWERS_FILE}" in names and f"{ROOT}/grader/{questions.PUBLIC_FILE}" in names
+    assert f"{ROOT}/grader/{questions.BANK_FILE}" not in names
+    home = tmp_path / ROOT
+    out = subprocess.run(
+        [sys.executable, "-c", "import grader.questions as q; print(q.load().hidden, q.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=home,
+        timeout=120,
+    )
+    assert out.stdout.split()[0] == "False" and str(home) in out.stdout, out.stdout + out.stderr
+    check = _normlab("check", "exercises", cwd=home)
+    assert check.returncode == 1 and "still blank" in check.stdout and "q1: a, b, written (blank)" in check.stdout
