@@ -59,7 +59,7 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
         return Answers({}, where, Message("question.file_too_large", {"file": where, "limit": MAX_ANSWERS_BYTES}))
     try:
         parsed = tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
+    except (UnicodeDecodeError, RecursionError, MemoryError):  # not text, or nested past reason
         return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": "?"}))
     except tomllib.TOMLDecodeError as exc:
         line = str(exc).rpartition("line ")[2].split(",")[0].strip(") ") or "?"

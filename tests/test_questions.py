@@ -134,7 +134,15 @@ def test_a_letter_that_is_not_an_option_is_scored_with_a_message(qid, value, mes
 
 @pytest.mark.parametrize(
     "data",
-    [b"[q1\na = 1\n", b'[q1]\na = "b"\na = "c"\n', b"\xff\xfe\x00garbage", b"q1 = 3\n[q1]\n", b"x" * (300 << 10)],
+    [
+        b"[q1\na = 1\n",
+        b'[q1]\na = "b"\na = "c"\n',
+        b"\xff\xfe\x00garbage",
+        b"q1 = 3\n[q1]\n",
+        b"x" * (300 << 10),
+        b"a = " + b"[" * 100_000,
+        b"[q1]\na = " + b"{x=" * 50_000,
+    ],
 )
 def test_a_malformed_answers_file_scores_zero_with_a_message_never_a_fault(data):
     answers = verification.from_toml(data)
@@ -266,3 +274,19 @@ def test_the_student_zip_answers_and_checks_the_questions_without_keys(tmp_path)
     assert out.stdout.split()[0] == "False" and str(home) in out.stdout, out.stdout + out.stderr
     check = _normlab("check", "exercises", cwd=home)
     assert check.returncode == 1 and "still blank" in check.stdout and "q1: a, b, written (blank)" in check.stdout
+
+
+def test_an_answers_file_that_is_a_symlink_or_a_fifo_is_not_read(tmp_path):
+    import os
+
+    secret = tmp_path / "secret.toml"
+    secret.write_text('[q1]\na = "b"\n')
+    link = tmp_path / "link"
+    link.mkdir()
+    (link / ANSWERS_FILE).symlink_to(secret)
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / ANSWERS_FILE)
+    for folder in (link, fifo):
+        answers = verification.find(folder)
+        assert answers.problem is not None and answers.problem.id == "question.file_missing"
