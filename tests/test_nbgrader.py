@@ -203,6 +203,10 @@ def test_manual_questions_reach_formgrader(secure):
         assert alice.needs_manual_grade and not carol.needs_manual_grade
     notebook = load(course / "autograded" / "alice" / ASSIGNMENT / "lab.ipynb")
     assert any("norms rescale" in "".join(c["source"]) for c in notebook["cells"])
+    # formgrader shows her answers to the auto-graded parts, and each question's verdicts.
+    assert any("answers_q1 = {'a': 'b'" in "".join(c["source"]) for c in notebook["cells"])
+    q1 = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "q1-auto")
+    assert "PASS" in "".join(q1["outputs"][0]["text"]) and "FAIL" not in "".join(q1["outputs"][0]["text"])
 
 
 def test_feedback_is_written_and_leaks_nothing(secure, native):
