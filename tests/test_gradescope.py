@@ -34,7 +34,13 @@ def autograder(tmp_path_factory):
     )
     assert out.returncode == 0, out.stderr
     with zipfile.ZipFile(bundle) as z:
-        assert sorted(n for n in z.namelist() if not n.endswith(".whl")) == ["run_autograder", "setup.sh"]
+        assert sorted(n for n in z.namelist() if not n.endswith(".whl")) == [
+            "manual_questions.md",
+            "run_autograder",
+            "setup.sh",
+        ]
+        manual = z.read("manual_questions.md").decode()
+        assert all(f"## {q.id} " in manual for q in load().questions if q.written)  # every written part
         z.extractall(root / "source")
     for name in ("setup.sh", "run_autograder"):
         (root / "source" / name).chmod(0o755)
