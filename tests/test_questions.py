@@ -290,3 +290,35 @@ def test_an_answers_file_that_is_a_symlink_or_a_fifo_is_not_read(tmp_path):
     for folder in (link, fifo):
         answers = verification.find(folder)
         assert answers.problem is not None and answers.problem.id == "question.file_missing"
+
+
+def test_every_number_key_is_computed_from_its_source():
+    """The number keys are not typed in from memory: each is recomputed here from the published
+    config it cites (solutions/configs/) or from the reference implementation."""
+    import numpy as np
+
+    from grader.reference import Reference
+
+    configs = course.solutions_dir() / "configs"
+    llama = json.loads((configs / "llama-2-7b.json").read_text())
+    gemma = json.loads((configs / "gemma-2-9b.json").read_text())
+    reference = Reference(course.solutions_dir())
+    try:
+        ones = np.ones(2)
+        computed = {
+            ("q1", "b"): float(np.sqrt(np.mean(np.array([3.0, -4.0]) ** 2))),
+            ("q2", "b"): 2 * llama["num_hidden_layers"],
+            ("q3", "a"): float(reference.rmsnorm(np.array([100.0, -50.0, 25.0]), np.ones(3), eps=0.0)[0]),
+            ("q3", "b"): float(reference.layernorm(np.array([1.0, 2.0, 3.0]), np.ones(3), np.zeros(3), eps=0.0)[0]),
+            ("q4", "b"): 2 * 64,
+            ("q5", "b"): gemma["rms_norm_eps"],
+            ("q6", "b"): float(reference.rmsnorm(np.array([1e-3, -1e-3]), ones, eps=1e-5)[0]),
+            ("q7", "a"): float(np.sqrt(np.finfo(np.float16).max)),
+            ("q9", "a"): (2 * llama["num_hidden_layers"] + 1) * llama["hidden_size"],
+        }
+    finally:
+        reference.close()
+    numbers = {(q.id, p.id): p for q in BANK.questions for p in q.parts if p.kind == "number"}
+    assert set(numbers) == set(computed)
+    for key, value in computed.items():
+        assert verification.judge(numbers[key], value)[0] is Status.PASSED, (key, value)
