@@ -128,8 +128,54 @@ def check(
     passed = report.score == report.max_score
     verdict = render(Message("report.check_passed" if passed else "report.check_failed"), settings.lang)
     checking = render(Message("report.checking", {"path": str(target.resolve())}), settings.lang)
-    _emit(checking + "\n" + reporters.to_text(report, settings.lang) + verdict + "\n", output)
+    blanks = _blank_answers(target, settings.lang)
+    _emit(checking + "\n" + reporters.to_text(report, settings.lang) + verdict + "\n" + blanks, output)
     sys.exit(0 if passed else EXIT_FAILED_CHECK)
+
+
+def _blank_answers(target: Path, lang: str) -> str:
+    """Which verification answers are still blank (or why none could be read)."""
+    from grader import questions, verification
+
+    answers = verification.find(target)
+    where = {"file": answers.where}
+    if answers.problem is not None:
+        return render(answers.problem, lang) + "\n"
+    blank = verification.blanks(questions.load(), answers)
+    if not blank:
+        return render(Message("report.no_blanks", where), lang) + "\n"
+    by_question: dict[str, list[str]] = {}
+    for qid, part in blank:
+        by_question.setdefault(qid, []).append(part)
+    lines = [render(Message("report.blanks_title", where), lang)]
+    for qid, parts in by_question.items():
+        lines.append("  " + render(Message("report.blank_line", {"question": qid, "parts": ", ".join(parts)}), lang))
+    return "\n".join(lines) + "\n"
+
+
+@main.command(short_help="Check the lesson's artifact checklist on your work.", epilog=EXIT_CODES)
+@click.argument("path", required=False, type=click.Path())
+@common
+def checklist(path: str | None, lang: str | None, require_sandbox: bool | None) -> None:
+    """Check the lesson's artifact checklist (§15) on PATH (default: as for check): the code, the
+    demonstration, the config note, the residual-stream notes and the diagram, as a table.
+
+    Exits 1 when an artifact is missing. The hidden tests are not run.
+    """
+    from grader import checklist as artifacts
+
+    settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
+    target = Path(path) if path else _your_work()
+    report = _grade(str(target), ("public",), settings, None)
+    items = artifacts.check(target if target.is_dir() else target.parent, report)
+    lines = [render(Message("checklist.title", {"path": str(target.resolve())}), settings.lang)]
+    for item in items:
+        name = render(Message(f"checklist.artifact.{item.artifact}"), settings.lang)
+        lines.append(f"  {'✓' if item.ok else '✗'} {name:<15} {render(item.detail, settings.lang)}")
+    complete = all(item.ok for item in items)
+    lines.append(render(Message("checklist.all_present" if complete else "checklist.some_missing"), settings.lang))
+    _emit("\n".join(lines) + "\n", None)
+    sys.exit(0 if complete else EXIT_FAILED_CHECK)
 
 
 def _your_work() -> Path:
@@ -171,7 +217,9 @@ def grade(
         raise UsageExit("--json and --format are mutually exclusive")
     fmt = "json" if as_json else (fmt or "text")
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
-    report = _grade(path, ("public",) if public_only else ("public", "hidden"), settings, select)
+    from grader.runner import FINAL
+
+    report = _grade(path, ("public",) if public_only else FINAL, settings, select)
     _emit(reporters.render_report(report, fmt, settings.lang), output)
 
 
@@ -242,7 +290,7 @@ def autograde(
     """
     from grader.classgrade import State
     from grader.integrations.nbgrader.autograde import autograde as grade_class
-    from grader.runner import Options
+    from grader.runner import FINAL, Options
 
     root = Path(course_dir)
     settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
@@ -251,7 +299,7 @@ def autograde(
         outcomes = grade_class(
             root,
             assignment,
-            options=Options(settings=settings),
+            options=Options(suites=FINAL, settings=settings),
             scheduler=scheduler,
             force=force,
             progress=not no_progress,
@@ -269,6 +317,56 @@ def autograde(
         f"{counts[State.FAILED]} not graded"
     )
     sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
+
+
+@main.group(short_help="Grade the written answers question by question (nbgrader).")
+def written() -> None:
+    """Grade the questions' written parts question by question: export one page per question
+    (every student's answer, the rubric items as checkboxes), tick, import the points into
+    nbgrader's gradebook (and so into `nbgrader export`'s class CSV)."""
+
+
+course_dir_option = click.option(
+    "--course-dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=".",
+    show_default=True,
+    help="The nbgrader course directory.",
+)
+
+
+@written.command("export", epilog=EXIT_CODES)
+@click.argument("assignment")
+@click.argument("question")
+@course_dir_option
+@output_option
+def written_export(assignment: str, question: str, course_dir: str, output: str | None) -> None:
+    """Write QUESTION's page for ASSIGNMENT: the rubric, then each student's answer with the
+    rubric items as checkboxes. For graders only: it holds the rubric."""
+    from grader.integrations.nbgrader.written import export_page
+
+    try:
+        _emit(export_page(Path(course_dir), assignment, question), output)
+    except StopIteration:
+        raise UsageExit(f"no question {question!r} in the bank") from None
+    except GraderFault as exc:
+        raise UsageExit(str(exc)) from exc
+
+
+@written.command("import", epilog=EXIT_CODES)
+@click.argument("page", type=click.Path(dir_okay=False, exists=True))
+@course_dir_option
+def written_import(page: str, course_dir: str) -> None:
+    """Add up the ticked rubric items of PAGE (written by `normlab written export`) and write
+    each student's points into the gradebook as the question's manual score."""
+    from grader.integrations.nbgrader.written import import_page
+
+    try:
+        marked = import_page(Path(course_dir), Path(page).read_text(encoding="utf-8"))
+    except GraderFault as exc:
+        raise UsageExit(str(exc)) from exc
+    for entry in marked:
+        click.echo(clean_text(f"{entry.student:<24} {entry.points:g}"))
 
 
 @main.command(short_help="Build a Gradescope autograder zip.", epilog=EXIT_CODES)

@@ -29,6 +29,14 @@ EXERCISES: dict[str, tuple[str, ...]] = {
     ),
     "compare": ("op_counts", "shift_response", "scale_response"),
     "inspect_config": ("inspect_config",),
+    "gradient_path": (
+        "sublayer",
+        "sublayer_backward",
+        "lesson_setup",
+        "block_forward",
+        "block_backward",
+        "gradient_path",
+    ),
 }
 
 MODULE_OF: dict[str, str] = {fn: module for module, fns in EXERCISES.items() for fn in fns}
@@ -40,6 +48,7 @@ USES: dict[str, tuple[str, ...]] = {
     "residual": ("rmsnorm",),
     "stack": ("rmsnorm",),
     "compare": ("rmsnorm", "layernorm"),
+    "gradient_path": ("rmsnorm", "rmsnorm_backward"),
 }
 """Exercise -> the graded functions of other exercises its functions call (as the stubs import
 them): a failure there may come from one of those."""

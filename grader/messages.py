@@ -55,8 +55,11 @@ def render(message: Message, lang: str = DEFAULT_LANGUAGE) -> str:
 @cache
 def descriptions() -> dict[str, dict[str, str]]:
     """Translations of the tests' descriptions (their docstrings): ``{test name: {lang: text}}``."""
+    from grader import questions  # the auto-graded parts of the questions: their prompts
+
     path = resources.files("grader").joinpath("descriptions.toml")
-    return tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    tests = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    return {**questions.descriptions(), **tests}
 
 
 def describe(name: str, english: str, lang: str = DEFAULT_LANGUAGE) -> str:

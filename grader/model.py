@@ -60,6 +60,17 @@ class CheckResult:
 
 
 @dataclass(frozen=True)
+class ManualPart:
+    """A written answer, graded by a person: never part of the automatic score."""
+
+    question: str
+    """The question's id, e.g. ``q1``."""
+    max_score: float
+    answered: bool
+    """Whether the student wrote anything in it."""
+
+
+@dataclass(frozen=True)
 class Report:
     """Everything one grading of one submission produced."""
 
@@ -77,6 +88,9 @@ class Report:
     worker_uid: int | None = None
     """The uid the student's code ran as, when the worker reported it."""
     seconds: float = 0.0
+    manual: tuple[ManualPart, ...] = ()
+    """The written parts of the verification questions, to be graded by hand (their points are
+    not in ``score`` or ``max_score``)."""
 
     @property
     def score(self) -> float:

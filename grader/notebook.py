@@ -58,7 +58,7 @@ LANGUAGE_MAGICS = frozenset(
     }
 )
 """Cell magics whose body is not Python: Jupyter hands them to another program."""
-TEST_CELL_MARKERS = ("### BEGIN HIDDEN TESTS", "# Public tests for ", "run_hidden(")
+TEST_CELL_MARKERS = ("### BEGIN HIDDEN TESTS", "# Public tests for ", "run_hidden(", "score_answers(")
 """Text the release writes into nbgrader's test cells (found even when a notebook's nbgrader
 metadata was stripped, as some editors do)."""
 

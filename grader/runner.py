@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import course, notebook
+from grader import course, notebook, questions, verification
 from grader.faults import GraderFault
-from grader.model import Report
+from grader.model import CheckResult, ManualPart, Report
 from grader.plugin import GradingPlugin
 from grader.proxy import StudentProxy
 from grader.reference import Reference
@@ -31,6 +31,11 @@ from grader.settings import Settings, current
 from grader.submission import capped, prepare
 
 SUITES = ("public", "hidden")
+"""The exercises' tests: what ``grade`` runs unless told otherwise."""
+QUESTIONS = "questions"
+"""The verification questions' auto-graded parts, scored from the answers (no worker call)."""
+FINAL = (*SUITES, QUESTIONS)
+"""Everything a final grade holds: ``normlab grade``, Gradescope and ``normlab autograde``."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,8 @@ def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
     files: list[Path] = []
     hidden: set[Path] = set()
     for suite in suites:
+        if suite == QUESTIONS:
+            continue  # not a pytest suite: see _questions
         if suite == "public":
             files += course.public_tests()
         elif suite == "hidden":
@@ -107,6 +114,16 @@ def _pytest_args(files: list[Path], scratch: Path, select: str | None) -> list[s
     return args + (["-k", select] if select else [])
 
 
+def _questions(submission: str | Path, options: Options) -> tuple[list[CheckResult], list[ManualPart]]:
+    """The verification questions' auto-graded parts and written parts (final grading only)."""
+    if QUESTIONS not in options.suites or options.select is not None:  # -k debugs a suite
+        return [], []
+    bank = questions.load()
+    if not bank.hidden:
+        raise GraderFault("the question bank's keys are not installed (is this a student copy of the grader?)")
+    return verification.score(bank, verification.find(submission))
+
+
 def grade(submission: str | Path, options: Options | None = None) -> Report:
     """Grade one submission. Raises :class:`GraderFault` if the grader itself failed."""
     options = options or Options()
@@ -141,12 +158,14 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             raise GraderFault(plugin.grader_faults[0])
         if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             raise GraderFault(f"pytest stopped with exit code {int(code)}")
+        question_results, manual = _questions(submission, options)
         cell_notes = notebook.outcome_notes(
             prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.call_seconds
         )
         return Report(
             submission=str(submission),
-            results=tuple(plugin.ordered_results()),
+            results=(*plugin.ordered_results(), *question_results),
+            manual=tuple(manual),
             suites=options.suites,
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),

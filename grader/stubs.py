@@ -4,8 +4,10 @@
 containing ``### BEGIN SOLUTION`` and one containing ``### END SOLUTION`` becomes
 ``raise NotImplementedError("<hint>")``, indented like the marker; the hint is the text after
 ``hint:`` on the BEGIN line. Everything else (docstrings, provided helpers, public tests, the
-config bank) is copied unchanged, and ``answers.json`` is recorded from the reference (see
-``recording.py``). ``normlab stubs --check`` fails when ``exercises/`` differs.
+config bank) is copied unchanged, ``answers.json`` is recorded from the reference (see
+``recording.py``) and ``verification.toml``, the blank answers file of the verification
+questions, is written from the question bank (``questions.py``). ``normlab stubs --check``
+fails when ``exercises/`` differs.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import public, recording
+from grader import public, questions, recording
 from grader.expected import ANSWERS_FILE
 
 BEGIN = "### BEGIN SOLUTION"
@@ -80,6 +82,8 @@ def render(solutions: Path) -> list[Generated]:
         relative = path.relative_to(solutions)
         if path.is_dir() or SKIP & set(relative.parts) or path.suffix == ".pyc":
             continue
+        if relative == Path(questions.ANSWERS_FILE):  # the key: the student gets the blank file
+            continue
         data = path.read_bytes()
         if path.suffix == ".py":
             data = strip_solutions(data.decode("utf-8"), str(relative)).encode("utf-8")
@@ -88,6 +92,8 @@ def render(solutions: Path) -> list[Generated]:
     files.append(Generated(Path(ANSWERS_FILE), recording.answers_json(solutions)))
     # The plain checks, for public tests run where normlab is not installed (public.py).
     files.append(Generated(Path(PLAIN_CHECKS), Path(public.__file__).read_bytes()))
+    # Where the student answers the verification questions: the bank's questions, no keys.
+    files.append(Generated(Path(questions.ANSWERS_FILE), questions.answers_template(questions.load()).encode("utf-8")))
     return sorted(files, key=lambda item: item.relative)
 
 

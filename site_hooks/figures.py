@@ -224,6 +224,38 @@ def draw_eps_placement(table: Table, fig, lang: str) -> None:
     ax.legend(loc="lower left")
 
 
+
+# --- the gradient path (lab goal (a)) -----------------------------------------------------------
+
+GRAD_ARRANGEMENTS = ("none", "post", "pre")
+
+
+def grad_depth_table() -> Table:
+    """The gradient norm reaching the input per depth, on the documented setup of
+    ``solutions/gradient_path.py`` (``lesson_setup()``: 32 blocks of width 32)."""
+    module = reference("gradient_path")
+    x, weights, biases = module.lesson_setup()
+    paths = [module.gradient_path(x, weights, biases, a) for a in GRAD_ARRANGEMENTS]
+    return Table(
+        headers={
+            "en": ("depth", "no residual", "post-norm", "pre-norm"),
+            "pt-BR": ("profundidade", "sem residual", "post-norm", "pre-norm"),
+        },
+        rows=tuple((depth + 1, *values) for depth, values in enumerate(zip(*paths, strict=True))),
+        formats=("d", ".2e", ".3f", ".3f"),
+    )
+
+
+def draw_grad_depth(table: Table, fig, lang: str) -> None:
+    depth, *paths = np.array(table.rows).T
+    ax = fig.subplots()
+    for values, header, marker in zip(paths, table.headers[lang][1:], ("^", "s", "o"), strict=True):
+        ax.semilogy(depth, values, marker=marker, markersize=3, label=header)
+    ax.set_xlabel({"en": "depth (blocks)", "pt-BR": "profundidade (blocos)"}[lang])
+    ax.set_ylabel({"en": "gradient norm at the input", "pt-BR": "norma do gradiente na entrada"}[lang])
+    ax.legend()
+
+
 # --- the registry -------------------------------------------------------------------------------
 
 FIGURES = {
@@ -247,8 +279,12 @@ FIGURES = {
             eps_placement_table,
             draw_eps_placement,
         ),
-        # TODO(gradient experiment): "grad-depth", gradient norm per layer for pre- and post-norm,
-        # once solutions/ has the experiment; register it here like the three above.
+        Figure(
+            "grad-depth",
+            "the gradient norm reaching the input per depth: no residual, post-norm, pre-norm",
+            grad_depth_table,
+            draw_grad_depth,
+        ),
     )
 }
 

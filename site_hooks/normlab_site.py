@@ -45,6 +45,7 @@ from mkdocs.structure.files import File
 log = get_plugin_logger("normlab_site")
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 OWN_ASSETS = HERE / "assets"
 DEFAULT_EXTRA_LANGUAGES = ("pt-BR",)
 HEAD_ALTERNATE = re.compile(r'[ \t]*<link rel="alternate" href="[^"]*" hreflang="[^"]*">\n?')
@@ -323,6 +324,70 @@ def families_markdown(lang: str, families: list[dict] | None = None) -> str:
     return "\n".join(rows)
 
 
+# --- 6. the verification questions, from the question bank -----------------------------------
+
+QUESTION_WORDS = {
+    "en": {
+        "reread": "Reread",
+        "points": "{} point(s)",
+        "choice": "one option",
+        "multiple": "tick every true statement",
+        "number": "a number",
+        "written": "Written, graded by hand",
+    },
+    "pt-BR": {
+        "reread": "Releia",
+        "points": "{} ponto(s)",
+        "choice": "uma opção",
+        "multiple": "marque cada afirmação verdadeira",
+        "number": "um número",
+        "written": "Escrita, corrigida à mão",
+    },
+}
+
+
+def public_bank() -> dict:
+    """The question bank without its keys, feedback or rubrics (``grader.questions.public_data``):
+    the site never sees anything else of it."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from grader import questions
+
+    return questions.public_data(questions.load())
+
+
+def _question_markdown(q: dict, lang: str) -> list[str]:
+    words = QUESTION_WORDS[lang]
+    lines = [f"**{q['number']}.** {q['text'][lang]}", ""]
+    for part in q["part"]:
+        points = words["points"].format(f"{part['points']:g}")
+        lines += [f"- **({part['id']})** {part['prompt'][lang]} *({words[part['kind']]}; {points})*"]
+        lines += [f"    - **{o['id']})** {o[lang]}" for o in part["option"]]
+    if "written" in q:
+        points = words["points"].format(f"{q['written']['points']:g}")
+        lines.append(f"- **{words['written']}** *({points})*: {q['written']['prompt'][lang]}")
+    if q["reread"]:
+        links = ", ".join(f"[{r[lang]}]({r['page']})" for r in q["reread"])
+        lines += ["", f"*{words['reread']}:* {links}"]
+    return [*lines, ""]
+
+
+def questions_markdown(lang: str, bank: dict | None = None) -> str:
+    """The lesson's verification questions, by group: text, auto-graded parts with their options,
+    the written part, and where to reread. Never a key."""
+    bank = bank if bank is not None else public_bank()
+    lines: list[str] = []
+    group = None
+    for q in bank["question"]:
+        if q["group"] == "deliverable":
+            continue
+        if q["group"] != group:
+            group = q["group"]
+            lines += [f"## {bank['groups'][group][lang]} {{ #{group} }}", ""]
+        lines += _question_markdown(q, lang)
+    return "\n".join(lines)
+
+
 def expand_markers(markdown: str, lang: str, where: str) -> str:
     """Replace every ``<!-- normlab:... -->`` marker line; an unknown one stops the build.
 
@@ -330,12 +395,12 @@ def expand_markers(markdown: str, lang: str, where: str) -> str:
     collapsible block stays inside it.
     """
 
-    # TODO(question bank): the verification page is to be generated from the question bank
-    # (grader/questions.toml) by another issue; a "questions" marker kind here is one way in.
     def one(match: re.Match) -> str:
         kind, arg = match.group("kind"), match.group("arg")
         if kind == "families" and arg is None:
             text = families_markdown(lang)
+        elif kind == "questions" and arg is None:
+            text = questions_markdown(lang)
         elif kind == "table" and arg in figures.FIGURES:
             text = figures.FIGURES[arg].compute().markdown(lang)
         else:

@@ -34,3 +34,23 @@ def failing(report) -> list:
 
 def message_ids(report) -> set[str]:
     return {m.id for r in report.results for m in r.messages}
+
+
+def reference_answers() -> dict:
+    """The reference answers to the verification questions (solutions/verification.toml)."""
+    import tomllib
+
+    from grader.questions import ANSWERS_FILE
+
+    return tomllib.loads((course.solutions_dir() / ANSWERS_FILE).read_text(encoding="utf-8"))
+
+
+def notebook_answer_cell(answers: dict | None = None) -> str:
+    """A notebook code cell answering the questions' auto-graded parts, as the release asks."""
+    answers = reference_answers() if answers is None else answers
+    lines = []
+    for qid, parts in answers.items():
+        auto = {k: v for k, v in parts.items() if k != "written"}
+        if auto:
+            lines.append(f"answers_{qid} = {auto!r}")
+    return "\n".join(lines) + "\n"

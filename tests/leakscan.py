@@ -65,18 +65,38 @@ def solution_lines() -> set[str]:
 
 
 def rubric_lines() -> set[str]:
+    """The question bank's hidden text: rubric items, every option's feedback (the feedback of
+    a right option names it) and the reference answers' written parts."""
     data = tomllib.loads((course.PACKAGE / "questions.toml").read_text())
-    return {
-        line.strip("- ").strip()
-        for q in data["question"]
-        for line in q["rubric"].splitlines()
-        if len(line.strip("- ").strip()) >= MIN_LENGTH
-    }
+    found = {item["text"] for q in data["question"] for item in q.get("written", {}).get("rubric", ())}
+    for q in data["question"]:
+        for part in q.get("part", ()):
+            found |= {text for option in part.get("option", ()) for text in option["feedback"].values()}
+    reference = tomllib.loads((course.solutions_dir() / "verification.toml").read_text())
+    for answers in reference.values():
+        found |= {line.strip() for line in answers.get("written", "").splitlines()}
+    return {" ".join(line.split()) for line in found if len(line.strip()) >= MIN_LENGTH}
+
+
+def key_lines() -> set[str]:
+    """The number keys written out, where distinctive (five characters or more: ``266240``) and
+    not public anyway (Gemma's eps is in its published config)."""
+    data = tomllib.loads((course.PACKAGE / "questions.toml").read_text())
+    return _not_public(
+        {
+            f"{part['answer']:g}"
+            for q in data["question"]
+            for part in q.get("part", ())
+            if "answer" in part and len(f"{part['answer']:g}") >= 5
+        }
+    )
 
 
 def leaks(text: str, *, solutions: bool = True) -> list[str]:
     """Hidden lines found in ``text`` (HTML entities decoded first). ``solutions=False`` for an
     artifact of a student who submitted the reference code themselves."""
     text = html.unescape(text)
-    lines = hidden_lines() | rubric_lines() | (solution_lines() if solutions else set())
-    return sorted(line for line in lines if line in text)
+    flat = " ".join(text.split())  # prose wrapped over lines (a rubric item in a notebook cell)
+    lines = hidden_lines() | (solution_lines() if solutions else set())
+    prose = rubric_lines() | key_lines()
+    return sorted({line for line in lines if line in text} | {line for line in prose if line in flat})

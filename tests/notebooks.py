@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
+from helpers import notebook_answer_cell, reference_answers
+
 from grader.stubs import BEGIN, END
+
+ANSWERS = re.compile(r"^answers_(\w+) = \{", re.MULTILINE)
 
 
 def load(path: Path) -> dict:
@@ -27,13 +32,17 @@ def solution_code(source_nb: dict) -> dict[str, str]:
 
 
 def filled(released: dict, source_nb: dict, overrides: dict[str, str] | None = None, answers: bool = True) -> dict:
-    """The released notebook with every solution cell answered (``overrides`` by grade id)."""
+    """The released notebook with every solution cell answered (``overrides`` by grade id) and
+    the questions' auto-graded parts answered as the reference answers them."""
     code = solution_code(source_nb) | (overrides or {})
     nb = copy.deepcopy(released)
     for cell in nb["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
         if meta.get("solution") and cell["cell_type"] == "code":
             cell["source"] = code[meta["grade_id"]]
+        elif cell["cell_type"] == "code" and not meta and ANSWERS.search("".join(cell["source"])):
+            qid = ANSWERS.search("".join(cell["source"])).group(1)
+            cell["source"] = notebook_answer_cell({qid: reference_answers()[qid]})
         elif meta.get("solution") and answers:
             cell["source"] = (
                 "Residual connections add each sublayer's update to the stream; norms rescale what it reads."

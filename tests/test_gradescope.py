@@ -9,10 +9,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import notebook_answer_cell
 from leakscan import leaks
 
 from grader import course
 from grader.course import MODULES
+from grader.questions import ANSWERS_FILE, load, part_name
 from grader.settings import current as current_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +34,13 @@ def autograder(tmp_path_factory):
     )
     assert out.returncode == 0, out.stderr
     with zipfile.ZipFile(bundle) as z:
-        assert sorted(n for n in z.namelist() if not n.endswith(".whl")) == ["run_autograder", "setup.sh"]
+        assert sorted(n for n in z.namelist() if not n.endswith(".whl")) == [
+            "manual_questions.md",
+            "run_autograder",
+            "setup.sh",
+        ]
+        manual = z.read("manual_questions.md").decode()
+        assert all(f"## {q.id} " in manual for q in load().questions if q.written)  # every written part
         z.extractall(root / "source")
     for name in ("setup.sh", "run_autograder"):
         (root / "source" / name).chmod(0o755)
@@ -61,9 +69,14 @@ def _run(root: Path, env: dict, files: dict[str, str]) -> dict:
 def test_reference_submission_gets_full_marks(autograder):
     root, env = autograder
     files = {f"{m}.py": (course.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
+    files[ANSWERS_FILE] = (course.solutions_dir() / ANSWERS_FILE).read_text()
     results = _run(root, env, files)
     assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 100
     assert all(t["status"] == "passed" for t in results["tests"])
+    # The questions' auto-graded parts are there; their written parts are graded in Gradescope.
+    names = {t["number"] for t in results["tests"]}
+    assert names >= {part_name(q.id, p.id) for q in load().questions for p in q.parts}
+    assert not [n for n in names if "written" in n]
     if current_settings().require_sandbox:  # CI: the wheel-installed grader is fully sandboxed too
         assert results["extra_data"]["missing_layers"] == []
 
@@ -71,17 +84,21 @@ def test_reference_submission_gets_full_marks(autograder):
 def test_stub_submission_scores_zero_with_messages(autograder):
     root, env = autograder
     files = {f"{m}.py": (course.exercises_dir() / f"{m}.py").read_text() for m in MODULES}
+    files[ANSWERS_FILE] = (course.exercises_dir() / ANSWERS_FILE).read_text()
     results = _run(root, env, files)
     assert results["score"] == 0
-    assert all("not implemented yet" in t["output"] for t in results["tests"])
+    exercises = [t for t in results["tests"] if t["tags"][0] in MODULES]
+    assert all("not implemented yet" in t["output"] for t in exercises)
+    assert all("not answered yet" in t["output"] for t in results["tests"] if t not in exercises)
     assert leaks(json.dumps(results)) == []
 
 
 def test_single_notebook_submission(autograder):
     root, env = autograder
     source = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    answers = notebook_answer_cell()
     notebook = {
-        "cells": [{"cell_type": "code", "metadata": {}, "source": source, "outputs": []}],
+        "cells": [{"cell_type": "code", "metadata": {}, "source": s, "outputs": []} for s in (source, answers)],
         "metadata": {},
         "nbformat": 4,
         "nbformat_minor": 5,

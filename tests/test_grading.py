@@ -69,7 +69,7 @@ def test_notebook_with_demo_cells_magics_and_shuffled_order(tmp_path):
         nbformat.v4.new_markdown_cell("# My answers"),
         nbformat.v4.new_code_cell("def broken(:\n    pass"),
     ]
-    cells = [code[5], junk[0], junk[2], *code[:5], junk[1], junk[3], code[0]]  # reordered, duplicated
+    cells = [code[5], junk[0], junk[2], *code[:5], junk[1], junk[3], code[0], *code[6:]]  # reordered, duplicated
     path = tmp_path / "lab.ipynb"
     path.write_text(_notebook(cells))
     report = grade(path)

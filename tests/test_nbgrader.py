@@ -103,7 +103,7 @@ def _submissions(course: Path) -> None:
             "outputs": [],
             "execution_count": None,
             "source": "get_ipython().input_transformers_cleanup.append(\n"
-            "    lambda lines: ['pass\\n'] if any('_run_public' in l or 'run_hidden' in l"
+            "    lambda lines: ['pass\\n'] if any('_run_public' in l or 'run_hidden' in l or 'score_answers' in l"
             " for l in lines) else lines)\n",
         },
     )
@@ -203,6 +203,10 @@ def test_manual_questions_reach_formgrader(secure):
         assert alice.needs_manual_grade and not carol.needs_manual_grade
     notebook = load(course / "autograded" / "alice" / ASSIGNMENT / "lab.ipynb")
     assert any("norms rescale" in "".join(c["source"]) for c in notebook["cells"])
+    # formgrader shows her answers to the auto-graded parts, and each question's verdicts.
+    assert any("answers_q1 = {'a': 'b'" in "".join(c["source"]) for c in notebook["cells"])
+    q1 = next(c for c in notebook["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "q1-auto")
+    assert "PASS" in "".join(q1["outputs"][0]["text"]) and "FAIL" not in "".join(q1["outputs"][0]["text"])
 
 
 def test_feedback_is_written_and_leaks_nothing(secure, native):
@@ -269,3 +273,42 @@ def test_a_dask_cluster_on_loopback_grades_the_same(course, secure):
     assert "7 graded" in out.stdout
     _, secure_grades, _ = secure
     assert exported(copy) == secure_grades
+
+
+def test_written_answers_round_trip_question_by_question(secure, tmp_path):
+    """One page per question (every answer, the rubric as checkboxes), ticked, imported: the
+    points land in the gradebook and in nbgrader's class CSV."""
+    course, before, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    page = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", copy, cwd=ROOT).stdout
+    assert "## student: alice" in page and "norms rescale" in page and page.count("- [ ] item 1 ") == len(before)
+    carol = page.split("## student: carol")[1].split("## student:")[0]
+    assert "(no answer)" in carol
+    alice = page.split("## student: alice")[1].split("## student:")[0]
+    ticked = alice.replace("- [ ] item 1 ", "- [x] item 1 ").replace("- [ ] item 3 ", "- [x] item 3 ")
+    (tmp_path / "q1.md").write_text(page.replace(alice, ticked, 1))  # alice comes first
+    out = normlab("written", "import", tmp_path / "q1.md", "--course-dir", copy, cwd=ROOT).stdout
+    assert "alice                    1.5" in out
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("q1-answer", "lab", ASSIGNMENT, "alice")
+        assert grade.manual_score == 1.5 and not grade.needs_manual_grade
+    after = exported(copy)
+    assert after["alice"] == before["alice"] + 1.5 and after["bob"] == before["bob"]
+    # A page that is not ours, or a ticked item the rubric does not have, is refused.
+    (tmp_path / "bad.md").write_text(page.replace(alice, alice.replace("- [ ] item 1 ", "- [x] item 9 ")))
+    refused = run(
+        sys.executable,
+        "-m",
+        "grader",
+        "written",
+        "import",
+        tmp_path / "bad.md",
+        "--course-dir",
+        copy,
+        cwd=ROOT,
+        check=False,
+    )
+    assert refused.returncode == 2 and "rubric" in refused.stderr

@@ -88,44 +88,56 @@ def test_concept_pages_have_practice_quizzes():
             assert 2 <= page.source.read_text().count("<quiz>") <= 4, page.source.name
 
 
-def test_verification_questions_are_published_without_answers():
-    for name, groups in (
-        ("verification.md", ("Basic", "Applied", "Debugging", "System design", "Startup / product")),
-        ("verification.pt-BR.md", ("Básicas", "Aplicadas", "Depuração", "Projeto de sistemas", "Startup / produto")),
+def test_verification_questions_are_published_without_answers(site):
+    """The question page is generated from the bank at build time: nine questions in the lesson's
+    groups, in both languages, with no quiz, answer or key."""
+    for name, url, groups in (
+        ("verification.md", "verification", ("Basic", "Applied", "Debugging", "System design", "Startup / product")),
+        (
+            "verification.pt-BR.md",
+            "pt-BR/verification",
+            ("Básicas", "Aplicadas", "Depuração", "Projeto de sistemas", "Startup / produto"),
+        ),
     ):
-        text = (DOCS / name).read_text()
-        assert re.findall(r"^\*\*(\d)\.\*\*", text, re.M) == [str(n) for n in range(1, 10)]
-        assert [h.split(" {")[0] for h in re.findall(r"^## (.+)$", text, re.M)] == list(groups)
-        assert "<quiz>" not in text and "??? " not in text and "!!! success" not in text
+        source = (DOCS / name).read_text()
+        assert "<!-- normlab:questions -->" in source and "**1.**" not in source  # no hand-written copy
+        page = html.unescape((site / url / "index.html").read_text(encoding="utf-8"))
+        text = " ".join(re.sub(r"<[^>]+>", "", page).split())
+        assert re.findall(r"<strong>(\d)\.</strong>", page) == [str(n) for n in range(1, 10)]
+        headings = [re.sub(r"<[^>]+>", "", h).strip().rstrip("¶") for h in re.findall(r"<h2[^>]*>(.*?)</h2>", page)]
+        assert headings[: len(groups)] == list(groups)
+        assert "<quiz>" not in page and "!!! success" not in text
 
 
-def _questions() -> list[dict]:
+def _bank() -> dict:
     with open(ROOT / "grader" / "questions.toml", "rb") as handle:
-        return tomllib.load(handle)["question"]
+        return tomllib.load(handle)
 
 
-def test_verification_questions_match_the_graded_notebook(site):
-    """The site publishes the same nine questions the release notebook asks (grader/questions.toml)."""
-    page = html.unescape((site / "verification" / "index.html").read_text(encoding="utf-8"))
-    lesson = [q for q in _questions() if q["group"] != "Deliverable"]
-    assert len(lesson) == 9
-    for question in lesson:
-        assert question["text"] in page, question["id"]
+def test_verification_questions_match_the_bank(site):
+    """The site publishes the bank's nine questions, with every auto-graded part and option."""
+    for url, lang in (("verification", "en"), ("pt-BR/verification", "pt-BR")):
+        page = " ".join(html.unescape((site / url / "index.html").read_text(encoding="utf-8")).split())
+        lesson = [q for q in _bank()["question"] if q["group"] != "deliverable"]
+        assert len(lesson) == 9
+        for question in lesson:
+            assert " ".join(question["text"][lang].split()) in page, (lang, question["id"])
+            for part in question.get("part", ()):
+                assert " ".join(part["prompt"][lang].split()) in page, (lang, question["id"], part["id"])
+                for option in part.get("option", ()):
+                    assert option[lang] in page, (lang, question["id"], part["id"], option["id"])
 
 
-def test_no_rubric_in_the_built_site(site):
-    bullets = {
-        line.strip().removeprefix("- ").strip()
-        for question in _questions()
-        for line in question.get("rubric", "").splitlines()
-        if len(line.strip()) > 30
-    }
-    assert bullets
+def test_no_rubric_feedback_or_key_in_the_built_site(site):
+    from leakscan import key_lines, rubric_lines
+
+    hidden = rubric_lines() | key_lines()
+    assert hidden
     leaks = [
-        f"{name}: {bullet}"
+        f"{name}: {line}"
         for name, texts in _built_texts(site).items()
-        for bullet in bullets
-        if any(" ".join(bullet.split()) in text for text in texts)
+        for line in hidden
+        if any(line in text for text in texts)
     ]
     assert leaks == []
 
@@ -364,6 +376,10 @@ def test_figure_numbers_show_what_the_pages_say():
     trace = np.array(figures.FIGURES["stack-trace"].compute().rows)  # sublayer, pre x/F/sum, post x/F/sum
     assert np.allclose(trace[1:, 4], np.sqrt(figures.WIDTH), atol=1e-3), "post-norm stream at sqrt(C)"
     assert trace[0, 1] < np.sqrt(figures.WIDTH) < trace[-1, 1], "pre-norm stream starts below sqrt(C) and grows past it"
+    grad = np.array(figures.FIGURES["grad-depth"].compute().rows)  # depth, none, post, pre
+    assert grad[-1, 1] < 1e-10 * grad[0, 1], "without a residual the gradient vanishes"
+    assert grad[-1, 2] < 0.05 < grad[0, 2], "post-norm's gradient fades with depth"
+    assert np.all((0.5 < grad[:, 3]) & (grad[:, 3] < 2)), "pre-norm's stays near 1"
     eps = np.array(figures.FIGURES["eps-placement"].compute().rows)  # input RMS, inside, outside
     at = {round(np.log10(r), 1): (i, o) for r, i, o in eps}
     assert np.isclose(at[-3.0][0], 1 / np.sqrt(2), atol=1e-3), "eps inside: 1/sqrt(2) at sqrt(eps)"

@@ -57,6 +57,12 @@ def _canonical_calls() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "shift_response": ((x, 1.0), {}),
         "scale_response": ((x, 2.0), {}),
         "inspect_config": ((config,), {}),
+        "sublayer": ((x, params["w_o"][0], beta), {}),
+        "sublayer_backward": ((dout, x, params["w_o"][0], beta), {}),
+        "lesson_setup": ((), {"n_layers": 3, "C": 8}),
+        "block_forward": ((x, params["w_o"][0], beta, "pre"), {}),
+        "block_backward": ((dout, x, params["w_o"][0], beta, "post"), {}),
+        "gradient_path": ((x, params["w_o"][:2], np.stack([beta, beta]), "pre"), {}),
     }
 
 

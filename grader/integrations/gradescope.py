@@ -17,9 +17,13 @@ from pathlib import Path
 
 from grader import course
 from grader.course import MODULES
+from grader.integrations.nbgrader import question_cells
 from grader.report import reporters
 from grader.report.store import write_atomic
-from grader.runner import Options, grade
+from grader.runner import FINAL, Options, grade
+
+MANUAL_QUESTIONS = "manual_questions.md"
+"""In the bundle: the written parts and their rubrics, for the instructor (never a student)."""
 
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when the autograder image is built.
@@ -56,7 +60,8 @@ def _build_wheel(directory: Path) -> Path:
 
 
 def write_bundle(target: Path) -> Path:
-    """Write ``autograder.zip``: setup.sh, run_autograder and the normlab wheel."""
+    """Write ``autograder.zip``: setup.sh, run_autograder, the normlab wheel and the written
+    parts' rubric (``manual_questions.md``)."""
     with tempfile.TemporaryDirectory() as tmp:
         wheel = _build_wheel(Path(tmp))
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -66,6 +71,9 @@ def write_bundle(target: Path) -> Path:
                 info.external_attr = 0o755 << 16  # executable, as Gradescope requires
                 bundle.writestr(info, text)
             bundle.write(wheel, wheel.name)
+            # The written parts are graded in Gradescope itself (Decision 8): the questions and
+            # their rubric items, to set up as the assignment's manually graded questions.
+            bundle.writestr(MANUAL_QUESTIONS, question_cells.rubric_markdown())
     return target
 
 
@@ -85,7 +93,7 @@ def run(root: Path) -> int:
     """Grade ``root/submission`` and write ``root/results/results.json``; return an exit code."""
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
-    options = Options()
+    options = Options(suites=FINAL)  # results.json: the questions' auto-graded parts only (Decision 8)
     report = grade(find_submission(root / "submission"), options)
     write_atomic(results / "results.json", reporters.to_gradescope(report, options.settings.lang))
     return 0

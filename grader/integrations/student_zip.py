@@ -1,7 +1,8 @@
 """The student zip, for courses without nbgrader: stubs, public tests, a checker, a README.
 
 The checker is normlab's own grader package minus everything hidden: the hidden suites, the
-verification questions' rubric and any bundled reference. ``python -m grader check`` then runs
+verification questions' keys and rubrics (the bank travels as its public view,
+``questions_public.json``) and any bundled reference. ``python -m grader check`` then runs
 the public tests exactly as final grading does; ``grade`` refuses, for lack of hidden suites.
 A ``pyproject.toml`` makes the folder pip-installable as ``normlab-student``: the same package,
 with the exercises inside it and no course an instructor keeps.
@@ -13,7 +14,7 @@ import importlib.metadata
 import zipfile
 from pathlib import Path
 
-from grader import course
+from grader import course, questions
 from grader.report import jinja
 
 ROOT = "normlab-student"
@@ -64,6 +65,8 @@ def write_student_zip(target: Path) -> Path:
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         bundle.writestr(f"{ROOT}/README.md", readme)
         bundle.writestr(f"{ROOT}/pyproject.toml", _student_pyproject())
+        # The questions without their keys: enough for `check` to list the blank answers.
+        bundle.writestr(f"{ROOT}/grader/{questions.PUBLIC_FILE}", questions.public_json(questions.load()))
         for source, name in student_files():
             bundle.write(source, name)
     return target

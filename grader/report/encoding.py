@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from grader.messages import Message, describe, render, render_all
-from grader.model import CheckResult, Report, Status, Visibility
+from grader.model import CheckResult, ManualPart, Report, Status, Visibility
 
 FORMAT = 2
 
@@ -66,6 +66,7 @@ def report_to_data(report: Report, lang: str | None = None) -> dict[str, Any]:
         "notes": [_message(n, lang) for n in report.notes],
         "seconds": report.seconds,
         "tests": [_result(r, lang) for r in report.results],
+        "manual": [{"question": m.question, "max_score": m.max_score, "answered": m.answered} for m in report.manual],
     }
     if lang is not None:
         data["language"] = lang
@@ -89,6 +90,7 @@ def report_from_data(data: dict[str, Any]) -> Report:
         notes=tuple(_message_from(n) for n in data["notes"]),
         worker_uid=isolation["uid"],
         seconds=data["seconds"],
+        manual=tuple(ManualPart(m["question"], m["max_score"], m["answered"]) for m in data.get("manual", ())),
         results=tuple(
             CheckResult(
                 name=r["name"],

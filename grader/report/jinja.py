@@ -18,12 +18,14 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 @cache
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
     )
+    env.filters["points"] = lambda value: f"{float(value):g}"
+    return env
 
 
 def render(template: str, **context: Any) -> str:

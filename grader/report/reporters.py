@@ -44,6 +44,18 @@ def isolation_summary(report: Report, lang: str) -> str:
     return line
 
 
+def manual_lines(report: Report, lang: str) -> list[str]:
+    """The written parts of the questions, each with its maximum: graded by a person."""
+    if not report.manual:
+        return []
+    lines = ["", render(Message("report.manual_title"), lang)]
+    for part in report.manual:
+        state = render(Message("report.manual_answered" if part.answered else "report.manual_blank"), lang)
+        params = {"question": part.question, "points": points(part.max_score), "state": state}
+        lines.append("  " + render(Message("report.manual_line", params), lang))
+    return lines
+
+
 def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     """A table per exercise, then each failure's explanation, then the total."""
     out = [
@@ -65,6 +77,7 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
             if r.status is not Status.PASSED:
                 detail = test_output(r, lang)
                 out += ["          " + line for line in detail.splitlines()]
+    out += manual_lines(report, lang)
     out.append("")
     out.append(
         render(Message("report.total", {"score": points(report.score), "max_score": points(report.max_score)}), lang)

@@ -195,6 +195,44 @@ def token_norm_variants(v: np.ndarray) -> list[tuple[float, str]]:
     ]
 
 
+# --- the gradient path -----------------------------------------------------------------------
+
+
+def _tanh_backward(dy: np.ndarray, h: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    y = np.tanh(h @ w + b)
+    return np.asarray((dy * (1.0 - y * y)) @ w.T)
+
+
+def _rms_backward(dout: np.ndarray, x: np.ndarray, eps: float) -> np.ndarray:
+    rstd = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    xhat = x * rstd
+    return np.asarray((dout - xhat * np.mean(dout * xhat, axis=-1, keepdims=True)) * rstd)
+
+
+def block_backward_variants(
+    dout: np.ndarray, x: np.ndarray, w: np.ndarray, b: np.ndarray, arrangement: str, eps: float
+) -> list[tuple[np.ndarray, str]]:
+    """What a block's backward pass gives with the common mistakes, in its arrangement."""
+    d64, x64, w64, b64 = (np.asarray(a, np.float64) for a in (dout, x, w, b))
+    ones = np.ones(x64.shape[-1])
+    with np.errstate(all="ignore"):
+        if arrangement == "pre":
+            n = rms(x64, ones, eps)
+            branch = _rms_backward(_tanh_backward(d64, n, w64, b64), x64, eps)
+            return [
+                (branch, "hint.residual_gradient_dropped"),
+                (d64 + _tanh_backward(d64, x64, w64, b64), "hint.norm_backward_skipped"),
+            ]
+        if arrangement == "post":
+            ds = _rms_backward(d64, x64 + np.tanh(x64 @ w64 + b64), eps)
+            return [
+                (d64 + _tanh_backward(d64, x64, w64, b64), "hint.norm_backward_skipped"),
+                (ds + _tanh_backward(d64, x64, w64, b64), "hint.post_sublayer_route_skips_norm"),
+                (_tanh_backward(ds, x64, w64, b64), "hint.residual_gradient_dropped"),
+            ]
+    return []
+
+
 # --- by function: what the public tests' recorded answers carry as hints -----------------------
 
 
@@ -242,5 +280,8 @@ CANDIDATES: dict[str, Callable[..., list[tuple[Any, str]]]] = {
         (ffn_sigmoid(h, w_gate, w_up, w_down), "hint.ffn_sigmoid"),
     ],
     "token_norm": lambda v: token_norm_variants(v),
+    "block_backward": lambda dout, x, w, b, arrangement, eps=1e-6: block_backward_variants(
+        dout, x, w, b, arrangement, eps
+    ),
 }
 """Function name -> the answers of its common mistakes on one call's arguments."""

@@ -9,6 +9,7 @@ review when the student answered.
 The autograded notebook that formgrader shows is rebuilt from the *released* notebook (never
 the source, which holds the solutions): each solution cell gets the student's own definition
 of its function (found by name), each answer cell the student's answer (found by grade id),
+each question's answers cell the student's ``answers_<id> = {...}`` (found by name),
 and each test cell an output with normlab's verdicts, so nothing about the student's cell
 structure can break it.
 """
@@ -27,10 +28,13 @@ from typing import Any
 
 import nbformat
 
+from grader.course import EXERCISES
 from grader.faults import GraderFault
+from grader.integrations.nbgrader.question_cells import auto_cell_id
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
 from grader.notebook import CELL_CAP, cells, statement_text
+from grader.questions import NOTEBOOK_PREFIX
 from grader.report.reporters import STATUS_MARK
 
 
@@ -62,10 +66,13 @@ def _ensure_alembic_on_path() -> None:
 
 
 def results_by_cell(report: Report) -> dict[str, list[CheckResult]]:
-    """The results of each test cell: ``<exercise>-public`` and ``<exercise>-hidden``."""
+    """The results of each test cell: ``<exercise>-public``, ``<exercise>-hidden`` and a
+    question's ``<question>-auto``."""
     cells: dict[str, list[CheckResult]] = {}
     for r in report.results:
-        cells.setdefault(f"{r.exercise}-{r.visibility.value}", []).append(r)
+        # A question's auto-graded parts have a cell of their own (question_cells.py).
+        cell = f"{r.exercise}-{r.visibility.value}" if r.exercise in EXERCISES else auto_cell_id(r.exercise)
+        cells.setdefault(cell, []).append(r)
     return cells
 
 
@@ -126,7 +133,18 @@ def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
         for node in tree.body:
             if isinstance(node, ast.FunctionDef):
                 found[node.name] = statement_text(lines, node)
+            elif _is_answers(node):  # a question's answers: ``answers_q1 = {...}``
+                found[node.targets[0].id] = statement_text(lines, node)  # type: ignore[attr-defined]
     return found
+
+
+def _is_answers(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id.startswith(NOTEBOOK_PREFIX)
+    )
 
 
 def _answers(student_nb: dict[str, Any]) -> dict[str, str]:
@@ -170,6 +188,16 @@ def _verdict_lines(results: list[CheckResult], lang: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _answers_name(source: str) -> str | None:
+    """The ``answers_<id>`` a released answers cell assigns, if it is one."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    found = [n for n in tree.body if _is_answers(n)]
+    return found[0].targets[0].id if found else None  # type: ignore[attr-defined]
+
+
 def autograded_notebook(
     released: nbformat.NotebookNode, student_nb: dict[str, Any], report: Report, lang: str = "en"
 ) -> nbformat.NotebookNode:
@@ -186,6 +214,8 @@ def autograded_notebook(
                 cell.source = definitions[function]
         elif meta.get("solution") and grade_id in answers:
             cell.source = answers[grade_id]
+        elif not meta and cell.cell_type == "code" and (name := _answers_name(cell.source)) in definitions:
+            cell.source = definitions[name]  # the student's answers to a question's auto-graded parts
         elif meta.get("grade") and cell.cell_type == "code":
             results = by_cell.get(grade_id, [])
             earned = sum(r.score for r in results)

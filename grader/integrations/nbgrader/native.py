@@ -117,3 +117,26 @@ def run_hidden(exercise: str, namespace: dict[str, Any], lang: str = "en") -> fl
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"{exercise}: {earned:g}/{total:g} points from hidden tests")
     return earned
+
+
+def score_answers(qid: str, namespace: dict[str, Any], lang: str = "en") -> float:
+    """Score a question's auto-graded parts from ``answers_<qid>`` in a notebook's globals;
+    return the points, printing one line per part (the same verdicts as ``normlab grade``).
+
+    Like :func:`run_hidden`, this runs in the student's kernel and is not tamper-proof.
+    """
+    from grader import questions, verification
+
+    question = questions.load().question(qid)
+    given = namespace.get(f"{questions.NOTEBOOK_PREFIX}{qid}")
+    given = given if isinstance(given, dict) else {}
+    earned = 0.0
+    for part in question.parts:
+        status, points, messages = verification.judge(part, given.get(part.id))
+        earned += points
+        doc = describe(questions.part_name(qid, part.id), part.prompt["en"], lang)
+        print(f"{'PASS' if status.value == 'passed' else 'FAIL'}  {doc}  ({points:g}/{part.points:g})")
+        if messages:
+            print("      " + render_all(messages, lang).replace("\n", "\n      "))
+    print(f"{qid}: {earned:g}/{question.auto_points:g} points from its auto-graded parts")
+    return round(earned, 6)

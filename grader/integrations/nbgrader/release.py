@@ -13,7 +13,9 @@ The notebook is built with nbformat from jinja2 templates:
   to :func:`grader.integrations.nbgrader.native.run_hidden` inside ``### BEGIN HIDDEN TESTS``), each worth the sum of
   its tests' points and answering with the points earned, which nbgrader reads as partial
   credit, so a cell scores exactly what ``normlab grade`` gives those tests;
-* the verification questions as manually graded answer cells, with a rubric for graders.
+* the verification questions (``question_cells.py``): per question, an answers code cell and a
+  grade cell for its auto-graded parts, and a manually graded answer cell for its written part,
+  with a rubric for graders.
 
 The rubric is also written to ``normlab/<assignment>/rubric.md``, outside ``source/``.
 """
@@ -23,9 +25,6 @@ from __future__ import annotations
 import ast
 import re
 import shutil
-import tomllib
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ import nbformat
 
 from grader import course, discovery
 from grader.course import EXERCISES, MODULES
+from grader.integrations.nbgrader import question_cells
 from grader.notebook import first_line
 from grader.public import ANSWERS_FILE
 from grader.report import jinja
@@ -43,20 +43,6 @@ NOTEBOOK = "lab"
 DEFAULT_ASSIGNMENT = "normlab"
 COURSE_ID = "normlab"
 _HINT_LINE = re.compile(r"^(\s*)### BEGIN SOLUTION\s*hint:\s*(.*\S)\s*$")
-
-
-@dataclass(frozen=True)
-class Question:
-    id: str
-    group: str
-    points: float
-    text: str
-    rubric: str
-
-
-def questions() -> list[Question]:
-    data = tomllib.loads(resources.files("grader").joinpath("questions.toml").read_text(encoding="utf-8"))
-    return [Question(q["id"], q["group"], float(q["points"]), q["text"], q["rubric"].strip()) for q in data["question"]]
 
 
 def _meta(
@@ -155,38 +141,20 @@ def _exercise_cells(number: int, exercise: str) -> list[nbformat.NotebookNode]:
     return cells
 
 
-def _question_cells() -> list[nbformat.NotebookNode]:
-    """Each verification question, then its manually graded answer cell (rubric inside)."""
-    cells = [
-        nbformat.v4.new_markdown_cell(
-            "## Verification questions\n\nAnswer in your own words; a few sentences each.",
-            metadata=_meta("questions-intro", locked=True),
-        )
-    ]
-    for q in questions():
-        question = jinja.render("question.md.j2", group=q.group, text=q.text, points=q.points)
-        cells.append(nbformat.v4.new_markdown_cell(question, metadata=_meta(f"{q.id}-question", locked=True)))
-        answer = jinja.render("answer.md.j2", rubric=q.rubric)
-        cells.append(
-            nbformat.v4.new_markdown_cell(
-                answer, metadata=_meta(f"{q.id}-answer", grade=True, solution=True, points=q.points)
-            )
-        )
-    return cells
-
-
 def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connections") -> Any:
     """The instructor's source notebook (solutions and hidden tests included)."""
     auto_points = sum(len(public_test_points(e)[0]) + hidden_points(e) for e in EXERCISES)
-    manual_points = sum(q.points for q in questions())
-    intro = jinja.render("intro.md.j2", title=title, auto_points=auto_points, manual_points=manual_points)
+    question_auto, manual_points = question_cells.points()
+    intro = jinja.render(
+        "intro.md.j2", title=title, auto_points=auto_points + question_auto, manual_points=manual_points
+    )
     cells = [
         nbformat.v4.new_markdown_cell(intro, metadata=_meta("intro", locked=True)),
         nbformat.v4.new_code_cell(jinja.render("setup_cell.py.j2"), metadata=_meta("setup", locked=True)),
     ]
     for number, exercise in enumerate(EXERCISES, start=1):
         cells += _exercise_cells(number, exercise)
-    cells += _question_cells()
+    cells += question_cells.cells(_meta)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
@@ -222,13 +190,9 @@ def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list
         written.append(source / name)
     rubric = course_dir / "normlab" / assignment / "rubric.md"
     rubric.parent.mkdir(parents=True, exist_ok=True)
-    rubric.write_text(
-        "# Rubric for the manually graded questions\n\n"
-        + "\n\n".join(f"## {q.id} ({q.group}, {q.points:g} points)\n\n{q.text}\n\n{q.rubric}" for q in questions())
-        + "\n"
-    )
+    rubric.write_text(question_cells.rubric_markdown(), encoding="utf-8")
     written.append(rubric)
     return written
 
 
-__all__ = ["build_notebook", "questions", "write_course"]
+__all__ = ["build_notebook", "write_course"]

@@ -1,0 +1,96 @@
+"""The verification questions in the nbgrader notebook, built from the question bank.
+
+Per question: a locked markdown cell (the question, its parts and options); a plain code cell
+where the student answers the auto-graded parts (``answers_q1 = {...}``, kept as the student
+leaves it); a locked grade cell worth the auto-graded points, whose hidden region (source
+notebook only) scores those answers in the kernel on nbgrader's native path, while
+``normlab autograde`` reads them as data and writes the same points into it; and the written
+part's manually graded answer cell, its rubric inside the solution region (source only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import nbformat
+
+from grader import questions
+from grader.questions import Bank, Question
+from grader.report import jinja
+
+KINDS = {"choice": "one letter", "multiple": "a list of letters", "number": "a number"}
+
+
+def auto_cell_id(qid: str) -> str:
+    """The grade id of a question's auto-graded cell."""
+    return f"{qid}-auto"
+
+
+def _question_cells(bank: Bank, q: Question, meta: Any) -> list[nbformat.NotebookNode]:
+    text = jinja.render(
+        "question.md.j2",
+        number=q.number,
+        qid=q.id,
+        group=bank.groups[q.group]["en"],
+        text=q.text["en"],
+        parts=q.parts,
+        written=q.written,
+        kinds=KINDS,
+    )
+    cells = [nbformat.v4.new_markdown_cell(text, metadata=meta(f"{q.id}-question", locked=True))]
+    if q.parts:
+        answers = jinja.render("answers_cell.py.j2", number=q.number, qid=q.id, parts=q.parts)
+        cells.append(nbformat.v4.new_code_cell(answers))
+        grade = jinja.render("question_cell.py.j2", number=q.number, qid=q.id, points=q.auto_points)
+        cells.append(
+            nbformat.v4.new_code_cell(
+                grade, metadata=meta(auto_cell_id(q.id), grade=True, locked=True, points=q.auto_points)
+            )
+        )
+    if q.written is not None:
+        answer = jinja.render("answer.md.j2", rubric=q.written.rubric)
+        cells.append(
+            nbformat.v4.new_markdown_cell(
+                answer, metadata=meta(f"{q.id}-answer", grade=True, solution=True, points=q.written.points)
+            )
+        )
+    return cells
+
+
+def cells(meta: Any) -> list[nbformat.NotebookNode]:
+    """Every question's cells, after an introduction. ``meta`` builds nbgrader metadata."""
+    bank = questions.load()
+    out = [
+        nbformat.v4.new_markdown_cell(
+            "## Verification questions\n\nEach question has parts graded automatically (answer them in "
+            "the code cell under it) and a written part graded by hand: a few sentences, in your own words.",
+            metadata=meta("questions-intro", locked=True),
+        )
+    ]
+    for q in bank.questions:
+        out += _question_cells(bank, q, meta)
+    return out
+
+
+def points() -> tuple[float, float]:
+    """(auto-graded points, points graded by hand) of all the questions."""
+    bank = questions.load()
+    return (
+        sum(q.auto_points for q in bank.questions),
+        sum(q.written.points for q in bank.questions if q.written),
+    )
+
+
+def rubric_markdown() -> str:
+    """The graders' rubric file: every written part, item by item (never released)."""
+    bank = questions.load()
+    out = ["# Rubric for the written parts of the questions"]
+    for q in bank.questions:
+        if q.written is None:
+            continue
+        out.append(f"## {q.id} ({bank.groups[q.group]['en']}, {q.written.points:g} points)\n\n{q.text['en']}")
+        out.append("\n".join(f"- ({item.points:g} pt) {item.text}" for item in q.written.rubric))
+    return "\n\n".join(out) + "\n"
+
+
+__all__ = ["auto_cell_id", "cells", "points", "rubric_markdown"]

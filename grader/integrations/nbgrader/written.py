@@ -1,0 +1,126 @@
+"""Grade the written parts question by question, across the class (Decision 8).
+
+``normlab written export ASSIGNMENT QUESTION`` writes one Markdown page: the question, its
+rubric, then every student's answer with the rubric items as checkboxes. The grader ticks the
+boxes; ``normlab written import ASSIGNMENT PAGE`` adds up the ticked items' points (from the
+question bank, never from the page) and writes them into nbgrader's gradebook as the manual
+score of the question's answer cell, so formgrader, ``nbgrader export`` and its class CSV see
+them. The page holds the rubric: it is for graders, never for students.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import questions
+from grader.faults import GraderFault
+from grader.integrations.nbgrader.gradebook import _ensure_alembic_on_path, course_config, read_student_notebook
+from grader.notebook import cells
+from grader.verification import is_blank
+
+MARKER = re.compile(r"^<!-- normlab:written (?P<assignment>[\w.-]+) (?P<qid>\w+) -->$", re.MULTILINE)
+STUDENT = re.compile(r"^## student: (?P<student>\S+)$", re.MULTILINE)
+BOX = re.compile(r"^- \[(?P<mark>[ xX])\] item (?P<number>\d+)\b", re.MULTILINE)
+NOTEBOOK = "lab"
+
+
+@dataclass(frozen=True)
+class Marked:
+    """One student's ticked rubric items for one question, and the points they add up to."""
+
+    student: str
+    items: tuple[int, ...]
+    points: float
+
+
+def _answer(path: Path, qid: str) -> str:
+    """The student's answer to ``qid`` (its answer cell, by grade id), as they wrote it."""
+    found = [
+        c.source
+        for c in cells(read_student_notebook(path if path.is_file() else None))
+        if c.kind == "markdown" and c.nbgrader.get("grade_id") == f"{qid}-answer"
+    ]
+    return found[-1].strip() if found else ""
+
+
+def _notebooks(course_dir: Path, assignment: str) -> dict[str, Path]:
+    """Each student's notebook: the autograded copy where there is one, else the submission."""
+    out: dict[str, Path] = {}
+    for folder in ("submitted", "autograded"):
+        for path in sorted((course_dir / folder).glob(f"*/{assignment}/{NOTEBOOK}.ipynb")):
+            out[path.parent.parent.name] = path
+    return dict(sorted(out.items()))
+
+
+def export_page(course_dir: Path, assignment: str, qid: str) -> str:
+    """All the class's answers to one question on one page, the rubric items as checkboxes."""
+    question = questions.load().question(qid)
+    if question.written is None:
+        raise GraderFault(f"{qid} has no written part")
+    rubric = question.written.rubric
+    lines = [
+        f"# {qid}: {question.text['en']} ({question.written.points:g} points)",
+        "",
+        f"<!-- normlab:written {assignment} {qid} -->",
+        "",
+        "Tick the rubric items each answer meets ([x]); `normlab written import` adds up their points.",
+        "",
+        *(f"{n}. ({item.points:g} pt) {item.text}" for n, item in enumerate(rubric, start=1)),
+    ]
+    for student, path in _notebooks(course_dir, assignment).items():
+        answer = _answer(path, qid)
+        answer = "" if is_blank(answer) else answer
+        lines += ["", f"## student: {student}", ""]
+        lines += [f"> {line}" for line in (answer or "(no answer)").splitlines()]
+        lines += [""] + [f"- [ ] item {n} ({item.points:g} pt)" for n, item in enumerate(rubric, start=1)]
+    return "\n".join(lines) + "\n"
+
+
+def read_page(text: str) -> tuple[str, str, list[Marked]]:
+    """(assignment, question id, each student's ticked items and points) from a page."""
+    marker = MARKER.search(text)
+    if marker is None:
+        raise GraderFault("not a page written by `normlab written export` (its marker line is missing)")
+    qid = marker.group("qid")
+    if qid not in {q.id for q in questions.load().questions}:
+        raise GraderFault(f"no question {qid!r} in the bank")
+    written = questions.load().question(qid).written
+    if written is None:
+        raise GraderFault(f"{qid} has no written part")
+    sections = STUDENT.split(text[marker.end() :])[1:]
+    marked = []
+    for student, body in zip(sections[::2], sections[1::2], strict=True):
+        ticked = tuple(int(m.group("number")) for m in BOX.finditer(body) if m.group("mark") != " ")
+        if any(not 1 <= n <= len(written.rubric) for n in ticked):
+            raise GraderFault(f"{student}: a ticked item is not one of the rubric's {len(written.rubric)}")
+        points = sum(written.rubric[n - 1].points for n in set(ticked))
+        marked.append(Marked(student, tuple(sorted(set(ticked))), round(points, 6)))
+    return marker.group("assignment"), qid, marked
+
+
+def import_page(course_dir: Path, text: str) -> list[Marked]:
+    """Write a marked page's points into the gradebook as manual scores; return what was written."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    assignment, qid, marked = read_page(text)
+    config = course_config(course_dir.resolve())
+    _ensure_alembic_on_path()
+    with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
+        warnings.simplefilter("ignore", category=Warning)
+        for entry in marked:
+            try:
+                grade = gb.find_grade(f"{qid}-answer", NOTEBOOK, assignment, entry.student)
+            except MissingEntry:
+                raise GraderFault(
+                    f"{entry.student} has no graded submission of {assignment} in the gradebook"
+                ) from None
+            grade.manual_score = entry.points
+            grade.needs_manual_grade = False
+        gb.db.commit()
+    return marked
+
+
+__all__ = ["Marked", "export_page", "import_page", "read_page"]

@@ -1,0 +1,117 @@
+"""Hidden tests for gradient_path.py. Docstrings are what the student sees; inputs stay here."""
+
+import numpy as np
+import pytest
+
+from grader.checks import TOLERANCES, expect_array
+from grader.proxy import StudentProxy
+from grader.reference import Reference
+from grader.suites import _mistakes as m
+
+EPS = 1e-6
+ARRANGEMENTS = ("none", "post", "pre")
+TOL = TOLERANCES["algorithm"]  # dozens of blocks accumulate rounding differently per order
+
+
+def _setup(
+    rng: np.random.Generator, n_layers: int, C: int, shape: tuple[int, ...], scale: float = 0.5, bias: float = 1.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    weights = rng.standard_normal((n_layers, C, C)) * (scale / np.sqrt(C))
+    return rng.standard_normal((*shape, C)), weights, rng.standard_normal((n_layers, C)) * bias
+
+
+def lesson_setup() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """solutions/gradient_path.py's documented setup, drawn the same way (a test keeps them equal)."""
+    draw = np.random.default_rng(0).standard_normal
+    weights = draw((32, 32, 32)) * (0.5 / np.sqrt(32))
+    biases = draw((32, 32))
+    return draw((4, 32)), weights, biases
+
+
+def _check_backward(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator, arrangement: str, eps: float = EPS
+) -> None:
+    x, weights, biases = _setup(rng, 1, 10, (2, 5), scale=1.0)
+    dout = rng.standard_normal(x.shape)
+    expect_array(
+        student.block_backward(dout, x, weights[0], biases[0], arrangement, eps=eps),
+        reference.block_backward(dout, x, weights[0], biases[0], arrangement, eps=eps),
+        what=f"block_backward(dout, x, w, b, {arrangement!r}, eps)",
+        hints=m.block_backward_variants(dout, x, weights[0], biases[0], arrangement, eps),
+    )
+
+
+@pytest.mark.points(2)
+def test_block_forward_batch(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """block_forward in each arrangement on a (B, T, C) batch, with another eps."""
+    x, weights, biases = _setup(rng, 1, 9, (2, 4), scale=1.5)
+    for arrangement in ARRANGEMENTS:
+        expect_array(
+            student.block_forward(x, weights[0], biases[0], arrangement, eps=1e-4),
+            reference.block_forward(x, weights[0], biases[0], arrangement, eps=1e-4),
+            what=f"block_forward(x, w, b, {arrangement!r}, eps)",
+            hints=[(x + np.tanh(x @ weights[0] + biases[0]), "hint.unnormalized_sublayer_input")]
+            if arrangement == "pre"
+            else [],
+        )
+
+
+@pytest.mark.points(1)
+def test_block_backward_without_residual(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """block_backward for "none": back through the sublayer only, on (B, T, C)."""
+    _check_backward(student, reference, rng, "none")
+
+
+@pytest.mark.points(2)
+def test_block_backward_postnorm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """block_backward for "post": through the norm first, then the identity and the sublayer routes."""
+    _check_backward(student, reference, rng, "post")
+
+
+@pytest.mark.points(2)
+def test_block_backward_prenorm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """block_backward for "pre": the residual route plus the normalized branch."""
+    _check_backward(student, reference, rng, "pre")
+
+
+@pytest.mark.points(1)
+def test_block_backward_passes_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """block_backward uses the eps it is given (a large eps, which changes the result), post and pre."""
+    for arrangement in ("post", "pre"):
+        _check_backward(student, reference, rng, arrangement, eps=0.5)
+
+
+def _path_hints(
+    reference: Reference, x: np.ndarray, weights: np.ndarray, biases: np.ndarray, arrangement: str
+) -> list[tuple[np.ndarray, str]]:
+    right = reference.gradient_path(x, weights, biases, arrangement)
+    return [(right * np.sqrt(x.size), "hint.upstream_not_unit")]
+
+
+@pytest.mark.points(3)
+def test_gradient_path_on_other_stacks(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """gradient_path on stacks of other depths, widths and scales, a (B, T, C) input, each arrangement."""
+    for n_layers, C, shape, scale, bias in ((10, 12, (2, 3), 1.0, 0.5), (7, 6, (5,), 0.3, 2.0)):
+        x, weights, biases = _setup(rng, n_layers, C, shape, scale, bias)
+        for arrangement in ARRANGEMENTS:
+            expect_array(
+                student.gradient_path(x, weights, biases, arrangement),
+                reference.gradient_path(x, weights, biases, arrangement),
+                what=f"gradient_path(x, weights, biases, {arrangement!r})",
+                tol=TOL,
+                hints=_path_hints(reference, x, weights, biases, arrangement),
+            )
+
+
+@pytest.mark.points(2)
+def test_gradient_path_of_the_lesson_setup(student: StudentProxy, reference: Reference) -> None:
+    """gradient_path on the documented setup (lesson_setup()): 32 blocks, each arrangement."""
+    x, weights, biases = lesson_setup()
+    for arrangement in ARRANGEMENTS:
+        expect_array(
+            student.gradient_path(x, weights, biases, arrangement),
+            reference.gradient_path(x, weights, biases, arrangement),
+            what=f"gradient_path(*lesson_setup(), {arrangement!r})",
+            tol=TOL,
+            hints=_path_hints(reference, x, weights, biases, arrangement),
+        )

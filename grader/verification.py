@@ -1,0 +1,246 @@
+"""A student's answers to the verification questions: found, read as data, scored.
+
+Answers come from ``verification.toml`` beside the exercises (a directory, a ``.py`` file, the
+student zip, Gradescope) or, in a notebook, from ``answers_q1 = {...}`` assignments in code
+cells (read with ``ast.literal_eval``, never run) and the written-answer markdown cells. Nothing
+here runs student code: the answers are parsed on the trusted side as data, size-capped.
+
+Scoring is trusted-side only and needs the full bank (the keys); a student's copy of the grader
+can still say which answers are blank (:func:`blanks`). Every problem with the answers (a
+malformed file, a letter that is not an option, a word where a number is expected) is a scored
+result with a message, never a grader fault.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader import notebook
+from grader.messages import Message
+from grader.model import CheckResult, ManualPart, Status, Visibility
+from grader.questions import ANSWERS_FILE, NOTEBOOK_PREFIX, WRITTEN, Bank, Part, Question, part_name
+
+MAX_ANSWERS_BYTES = 256 << 10
+"""No honest answers file comes near this; a bigger one is not read."""
+MAX_LITERAL_CHARS = 20_000
+"""Characters of one notebook answer assignment that are read."""
+BLANK_WRITTEN = ("", "YOUR ANSWER HERE")
+"""What a written part holds before the student writes in it (the file's, nbgrader's stub)."""
+
+
+@dataclass(frozen=True)
+class Answers:
+    """What a student answered, as plain data: ``{question id: {part id: value}}``."""
+
+    values: dict[str, dict[str, Any]]
+    where: str
+    """Where the answers were read: the file name, or ``notebook``."""
+    problem: Message | None = None
+    """Why no answer could be read (a missing or malformed file); every part scores 0."""
+
+
+def _read_capped(path: Path) -> bytes | None:
+    from grader.submission import _read_regular
+
+    return _read_regular(path, MAX_ANSWERS_BYTES)
+
+
+def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
+    """The answers in a ``verification.toml``'s bytes (None: there is no such file)."""
+    if data is None:
+        return Answers({}, where, Message("question.file_missing", {"file": where}))
+    if len(data) > MAX_ANSWERS_BYTES:
+        return Answers({}, where, Message("question.file_too_large", {"file": where, "limit": MAX_ANSWERS_BYTES}))
+    try:
+        parsed = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, RecursionError, MemoryError):  # not text, or nested past reason
+        return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": "?"}))
+    except tomllib.TOMLDecodeError as exc:
+        line = str(exc).rpartition("line ")[2].split(",")[0].strip(") ") or "?"
+        return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": line[:6]}))
+    return Answers({k: v for k, v in parsed.items() if isinstance(v, dict)}, where)
+
+
+def _literal_assignments(code: str) -> dict[str, Any]:
+    """``answers_<id> = {...}`` at the top level of one cell, evaluated as literals only."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    found: dict[str, Any] = {}
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        name = node.targets[0].id
+        segment = ast.get_source_segment(code, node.value) or ""
+        if not name.startswith(NOTEBOOK_PREFIX) or len(segment) > MAX_LITERAL_CHARS:
+            continue
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+            value = None  # not a literal: as if the student wrote something unreadable
+        found[name.removeprefix(NOTEBOOK_PREFIX)] = value if isinstance(value, dict) else {}
+    return found
+
+
+def from_notebook(raw: bytes | None) -> Answers:
+    """A notebook's answers: the last ``answers_<id>`` assignment of each question (cells in
+    order, as a kernel would leave them) and the written-answer cells by their grade id."""
+    try:
+        nb = json.loads(raw.decode("utf-8")) if raw is not None else {}
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        nb = {}
+    values: dict[str, dict[str, Any]] = {}
+    for cell in notebook.cells(nb):
+        if cell.kind == "code" and NOTEBOOK_PREFIX in cell.source:
+            for qid, parts in _literal_assignments(cell.source[: notebook.CELL_CAP]).items():
+                # A later assignment replaces an earlier one, as in the kernel.
+                written = {WRITTEN: values[qid][WRITTEN]} if WRITTEN in values.get(qid, {}) else {}
+                values[qid] = {str(k): v for k, v in parts.items() if str(k) != WRITTEN} | written
+        grade_id = str(cell.nbgrader.get("grade_id", ""))
+        if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
+            values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
+    return Answers(values, "notebook")
+
+
+def find(path: str | Path) -> Answers:
+    """The answers of a submission: its notebook, or the answers file beside its exercises."""
+    origin = Path(path)
+    if origin.suffix == ".ipynb":
+        return from_notebook(_read_capped(origin))
+    folder = origin if origin.is_dir() else origin.parent
+    return from_toml(_read_capped(folder / ANSWERS_FILE))
+
+
+# -- judging one value ------------------------------------------------------------------------
+
+
+def is_blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() in BLANK_WRITTEN)
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip().replace(",", "."))  # "0,5" is how pt-BR writes it
+        except ValueError:
+            return None
+    return None
+
+
+def _letters(value: Any) -> list[str] | None:
+    """A choice's letters, lower-cased; None when it is not a letter or a list of letters."""
+    items = value if isinstance(value, list) else [value]
+    if not all(isinstance(v, str) for v in items):
+        return None
+    return sorted({v.strip().lower().strip(")") for v in items})
+
+
+def _option_feedback(part: Part, letter: str) -> Message:
+    option = next(o for o in part.options if o.id == letter)
+    feedback = option.feedback or {}
+    return Message(
+        "question.option_feedback",
+        {"choice": letter, "feedback_en": feedback.get("en", ""), "feedback_pt": feedback.get("pt-BR", "")},
+    )
+
+
+def _judge_number(part: Part, value: Any) -> tuple[float, list[Message]]:
+    number = _as_number(value)
+    if number is None:
+        return 0.0, [Message("question.not_a_number", {"part": part.id})]
+    if part.answer is None or part.tolerance is None:
+        raise ValueError(f"part {part.id} has no key: scoring needs the full bank")
+    if math.isfinite(number) and abs(number - part.answer) <= part.tolerance + 1e-12 * abs(part.answer):
+        return part.points, []
+    return 0.0, [Message("question.wrong_number", {"part": part.id})]
+
+
+def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
+    allowed = ", ".join(part.letters)
+    letters = _letters(value)
+    if part.kind == "choice":
+        if letters is None or isinstance(value, list) or len(letters) != 1 or letters[0] not in part.letters:
+            return 0.0, [Message("question.bad_choice", {"part": part.id, "allowed": allowed})]
+        if next(o for o in part.options if o.id == letters[0]).correct:
+            return part.points, []
+        return 0.0, [Message("question.wrong_choice", {"part": part.id}), _option_feedback(part, letters[0])]
+    if letters is None or not set(letters) <= set(part.letters):
+        return 0.0, [Message("question.bad_choices", {"part": part.id, "allowed": allowed})]
+    wrong = [o for o in part.options if bool(o.correct) != (o.id in letters)]
+    if not wrong:
+        return part.points, []
+    share = part.points * (len(part.options) - len(wrong)) / len(part.options)
+    messages = [Message("question.wrong_choices", {"part": part.id, "wrong": len(wrong), "total": len(part.options)})]
+    # Feedback only on options ticked wrongly: the feedback of one left out would reveal the key.
+    messages += [_option_feedback(part, o.id) for o in wrong if o.id in letters]
+    return round(share, 6), messages
+
+
+def judge(part: Part, value: Any) -> tuple[Status, float, list[Message]]:
+    """One auto-graded part's status, points and messages for the student's ``value``."""
+    if is_blank(value):
+        return Status.FAILED, 0.0, [Message("question.blank", {"part": part.id})]
+    if part.kind == "number":
+        score, messages = _judge_number(part, value)
+    else:
+        score, messages = _judge_choice(part, value)
+    return (Status.PASSED if score == part.points else Status.FAILED), score, messages
+
+
+# -- a whole submission -------------------------------------------------------------------------
+
+
+def _result(question: Question, part: Part, status: Status, score: float, messages: list[Message]) -> CheckResult:
+    return CheckResult(
+        name=part_name(question.id, part.id),
+        exercise=question.id,
+        description=part.prompt["en"],
+        visibility=Visibility.HIDDEN,
+        status=status,
+        score=score,
+        max_score=part.points,
+        messages=tuple(messages),
+    )
+
+
+def score(bank: Bank, answers: Answers) -> tuple[list[CheckResult], list[ManualPart]]:
+    """The auto-graded parts' results and the written parts left for a person."""
+    if not bank.hidden:
+        raise ValueError("scoring needs the full question bank (the keys); this is a student's copy")
+    results, manual = [], []
+    for question in bank.questions:
+        given = answers.values.get(question.id, {})
+        given = given if isinstance(given, dict) else {}
+        for part in question.parts:
+            if answers.problem is not None:
+                results.append(_result(question, part, Status.ERROR, 0.0, [answers.problem]))
+            else:
+                results.append(_result(question, part, *judge(part, given.get(part.id))))
+        if question.written is not None:
+            manual.append(ManualPart(question.id, question.written.points, not is_blank(given.get(WRITTEN))))
+    return results, manual
+
+
+def blanks(bank: Bank, answers: Answers) -> list[tuple[str, str]]:
+    """(question id, part id) of every answer still blank, the written parts included."""
+    out = []
+    for question in bank.questions:
+        given = answers.values.get(question.id, {})
+        given = given if isinstance(given, dict) else {}
+        ids = [p.id for p in question.parts] + ([WRITTEN] if question.written else [])
+        out += [(question.id, pid) for pid in ids if is_blank(given.get(pid))]
+    return out
+
+
+__all__ = ["Answers", "blanks", "find", "from_notebook", "from_toml", "judge", "score"]

@@ -1,0 +1,79 @@
+"""``normlab checklist``: the artifact checklist (lesson §15) on a complete and an incomplete sample."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+from helpers import copy_solutions
+
+from grader import checklist, course
+from grader.course import MODULES
+from grader.questions import ANSWERS_FILE
+
+DIAGRAM = """# The residual stream
+
+```mermaid
+flowchart LR
+    E[embedding] --> S0((stream))
+    S0 --> N1[RMSNorm] --> A[attention]
+    A --> P1((+))
+    S0 --> P1
+    P1 --> N2[RMSNorm] --> F[FFN] --> P2((+))
+    P1 --> P2
+    P2 --> NF[final norm] --> L[logits]
+```
+"""
+NOTES = " ".join(
+    ["The residual stream is one vector per token that every sublayer reads through a norm and adds to."] * 10
+)
+
+
+def _normlab(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *map(str, args)], capture_output=True, text=True, timeout=900, cwd=cwd
+    )
+
+
+def test_a_complete_sample_passes(tmp_path):
+    work = copy_solutions(tmp_path / "work")
+    shutil.copy(course.solutions_dir() / ANSWERS_FILE, work / ANSWERS_FILE)
+    (work / "notes.md").write_text(NOTES)
+    (work / "diagram.md").write_text(DIAGRAM)
+    out = _normlab("checklist", work)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.count("✓") == 5 and "✗" not in out.stdout
+
+
+def test_an_incomplete_sample_names_each_missing_artifact(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    for module in MODULES:
+        shutil.copy(course.exercises_dir() / f"{module}.py", work / f"{module}.py")
+    shutil.copy(course.exercises_dir() / ANSWERS_FILE, work / ANSWERS_FILE)
+    out = _normlab("checklist", work, "--lang", "en")
+    assert out.returncode == 1, out.stdout + out.stderr
+    rows = {line.split()[1]: line.split()[0] for line in out.stdout.splitlines() if line.strip()[:1] in "✓✗"}
+    assert rows == {"code": "✗", "demonstration": "✗", "config": "✗", "notes": "✗", "diagram": "✗"}
+    assert "notes.md" in out.stdout and "config_note" in out.stdout and "mermaid" in out.stdout
+
+
+def test_an_image_is_a_diagram_and_short_notes_are_not_notes(tmp_path):
+    (tmp_path / "diagram.png").write_bytes(b"\x89PNG\r\n")
+    assert checklist.diagram_item(tmp_path).ok
+    (tmp_path / "notes.md").write_text("The stream. " * 20)
+    assert not checklist.notes_item(tmp_path).ok
+
+
+@pytest.mark.parametrize(
+    ("block", "problem"),
+    [
+        ("sequenceDiagram\n A->>B: hi\n", "flowchart"),
+        ("flowchart LR\n A --> B\n", "edges"),
+        ("flowchart LR\n A --> B --> C --> D --> E((+))\n", "norm"),
+        ("flowchart LR\n A --> N[norm] --> C --> D --> E\n", "addition"),
+        (DIAGRAM.split("```mermaid\n")[1].split("```")[0], None),
+    ],
+)
+def test_a_mermaid_diagram_needs_its_basic_structure(block, problem):
+    assert checklist.mermaid_problem(block) == problem

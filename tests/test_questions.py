@@ -1,0 +1,324 @@
+"""The question bank, the answers file and the scoring of the verification questions."""
+
+import copy
+import json
+import subprocess
+import sys
+import tomllib
+
+import pytest
+from helpers import copy_solutions, notebook_answer_cell, reference_answers
+from leakscan import leaks
+
+from grader import course, questions, verification
+from grader.model import Report, Status
+from grader.questions import ANSWERS_FILE, WRITTEN
+from grader.report import reporters
+
+BANK = questions.load()
+AUTO_POINTS = sum(q.auto_points for q in BANK.questions)
+HIDDEN_KEYS = {"correct", "feedback", "answer", "tolerance", "rubric"}
+
+
+def _score(values: dict) -> tuple[list, list]:
+    return verification.score(BANK, verification.Answers(values, ANSWERS_FILE))
+
+
+def _total(results) -> float:
+    return round(sum(r.score for r in results), 6)
+
+
+def test_the_bank_holds_the_nine_lesson_questions_in_both_languages():
+    lesson = [q for q in BANK.questions if q.lesson]
+    assert [q.number for q in lesson] == list(range(1, 10))
+    for q in BANK.questions:
+        texts = [q.text, *(p.prompt for p in q.parts), *(o.text for p in q.parts for o in p.options)]
+        texts += [q.written.prompt] if q.written else []
+        assert all(set(t) == {"en", "pt-BR"} and all(v.strip() for v in t.values()) for t in texts), q.id
+    for q in lesson:  # every lesson question: an auto-graded part and a written part with a rubric
+        assert q.parts and q.written and len(q.written.rubric) >= 2, q.id
+        assert sum(r.points for r in q.written.rubric) == q.written.points
+
+
+def test_the_site_and_the_lesson_ask_the_same_questions():
+    lesson = (course.PACKAGE.parent / "site" / "verification.md").read_text()
+    assert "normlab:questions" in lesson  # generated from the bank at build time, not copied
+
+
+def test_reference_answers_get_every_auto_graded_point():
+    results, manual = _score(reference_answers())
+    assert [r for r in results if r.status is not Status.PASSED] == []
+    assert _total(results) == AUTO_POINTS > 0
+    assert all(m.answered for m in manual) and len(manual) == sum(1 for q in BANK.questions if q.written)
+
+
+def test_a_blank_answers_file_scores_zero_and_check_lists_every_part():
+    blank = verification.from_toml((course.exercises_dir() / ANSWERS_FILE).read_bytes())
+    assert blank.problem is None
+    results, manual = verification.score(BANK, blank)
+    assert _total(results) == 0 and len(results) == sum(len(q.parts) for q in BANK.questions)
+    assert {m.id for r in results for m in r.messages} == {"question.blank"}
+    assert not any(m.answered for m in manual)
+    expected = [
+        (q.id, p) for q in BANK.questions for p in [*(x.id for x in q.parts), *([WRITTEN] if q.written else [])]
+    ]
+    assert verification.blanks(BANK, blank) == expected
+
+
+def _wrong_answers(part):
+    """(a wrong value, the points it must lose) for every way this part can be got wrong."""
+    if part.kind == "choice":
+        return [(o.id, part.points) for o in part.options if not o.correct]
+    if part.kind == "multiple":
+        right = {o.id for o in part.options if o.correct}
+        share = part.points / len(part.options)
+        return [(sorted(right ^ {o.id}), share) for o in part.options]
+    step = part.tolerance * 1.5 + 1e-3 * max(1.0, abs(part.answer))
+    return [(part.answer + step, part.points), (part.answer - step, part.points), ("about three", part.points)]
+
+
+@pytest.mark.parametrize("qid", [q.id for q in BANK.questions if q.parts])
+def test_each_wrong_choice_or_number_loses_exactly_its_points(qid):
+    question = BANK.question(qid)
+    for part in question.parts:
+        for wrong, lost in _wrong_answers(part):
+            answers = copy.deepcopy(reference_answers())
+            answers[qid][part.id] = wrong
+            results, _ = _score(answers)
+            assert _total(results) == pytest.approx(AUTO_POINTS - lost), (qid, part.id, wrong)
+            failed = [r for r in results if r.status is not Status.PASSED]
+            assert [r.name for r in failed] == [questions.part_name(qid, part.id)]
+            assert failed[0].messages  # says why
+
+
+def test_numbers_within_the_tolerance_and_spelt_loosely_still_count():
+    for q in BANK.questions:
+        for part in (p for p in q.parts if p.kind == "number"):
+            for given in (part.answer + part.tolerance * 0.9, str(part.answer), f"{part.answer:g}".replace(".", ",")):
+                assert verification.judge(part, given)[0] is Status.PASSED, (q.id, part.id, given)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("three", "question.not_a_number"),
+        (True, "question.not_a_number"),
+        ([1, 2], "question.not_a_number"),
+        ({"x": 1}, "question.not_a_number"),
+        (float("nan"), "question.wrong_number"),
+        (float("inf"), "question.wrong_number"),
+    ],
+)
+def test_a_non_number_where_a_number_is_expected_is_scored_with_a_message(value, message):
+    part = BANK.question("q1").parts[1]
+    status, points, messages = verification.judge(part, value)
+    assert (status, points, [m.id for m in messages]) == (Status.FAILED, 0.0, [message])
+
+
+@pytest.mark.parametrize(
+    ("qid", "value", "message"),
+    [
+        ("q1", "z", "question.bad_choice"),
+        ("q1", ["b"], "question.bad_choice"),
+        ("q1", 2, "question.bad_choice"),
+        ("q1", "b, c", "question.bad_choice"),
+        ("q2", ["a", "z"], "question.bad_choices"),
+        ("q2", [1], "question.bad_choices"),
+    ],
+)
+def test_a_letter_that_is_not_an_option_is_scored_with_a_message(qid, value, message):
+    part = BANK.question(qid).parts[0]
+    status, points, messages = verification.judge(part, value)
+    assert (status, points, [m.id for m in messages]) == (Status.FAILED, 0.0, [message])
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"[q1\na = 1\n",
+        b'[q1]\na = "b"\na = "c"\n',
+        b"\xff\xfe\x00garbage",
+        b"q1 = 3\n[q1]\n",
+        b"x" * (300 << 10),
+        b"a = " + b"[" * 100_000,
+        b"[q1]\na = " + b"{x=" * 50_000,
+    ],
+)
+def test_a_malformed_answers_file_scores_zero_with_a_message_never_a_fault(data):
+    answers = verification.from_toml(data)
+    results, _ = verification.score(BANK, answers)
+    assert _total(results) == 0
+    assert all(r.status in (Status.ERROR, Status.FAILED) and r.messages for r in results)
+    if answers.problem is not None:
+        assert answers.problem.id in ("question.file_unreadable", "question.file_too_large")
+
+
+def test_a_missing_answers_file_scores_zero_and_says_so(tmp_path):
+    answers = verification.find(copy_solutions(tmp_path / "sub"))
+    assert answers.problem is not None and answers.problem.id == "question.file_missing"
+    assert _total(verification.score(BANK, answers)[0]) == 0
+
+
+def test_wrong_option_feedback_explains_without_naming_the_key():
+    for q in BANK.questions:
+        for part in (p for p in q.parts if p.options):
+            right = [o.text[lang] for o in part.options if o.correct for lang in ("en", "pt-BR")]
+            for option in (o for o in part.options if not o.correct):
+                for text in option.feedback.values():
+                    assert not [r for r in right if len(r) >= 5 and r in text], (q.id, part.id, option.id)
+
+
+def test_only_wrongly_ticked_options_get_their_feedback():
+    part = BANK.question("q2").parts[0]
+    right = sorted(o.id for o in part.options if o.correct)
+    _, _, messages = verification.judge(part, right[:1])  # one true statement left out
+    assert [m.id for m in messages] == ["question.wrong_choices"]  # its feedback would reveal it
+
+
+def test_the_public_bank_has_no_key_and_cannot_score_but_finds_blanks():
+    def keys(value):
+        if isinstance(value, dict):
+            return set(value) | set().union(*(keys(v) for v in value.values()))
+        if isinstance(value, list):
+            return set().union(*(keys(v) for v in value)) if value else set()
+        return set()
+
+    data = questions.public_data(BANK)
+    assert keys(data) & HIDDEN_KEYS == set()
+    assert leaks(questions.public_json(BANK)) == []
+    public = questions.parse(json.loads(questions.public_json(BANK)), hidden=False)
+    with pytest.raises(ValueError):
+        verification.score(public, verification.Answers({}, ANSWERS_FILE))
+    assert verification.blanks(public, verification.Answers(reference_answers(), ANSWERS_FILE)) == []
+
+
+def test_the_answers_file_students_get_is_blank_and_leaks_nothing():
+    text = (course.exercises_dir() / ANSWERS_FILE).read_text()
+    assert leaks(text) == []
+    assert all(v in ("", "\n") for parts in tomllib.loads(text).values() for v in parts.values())
+    reference = (course.solutions_dir() / ANSWERS_FILE).read_text()
+    assert leaks(reference)  # the scan does find the reference's answers
+
+
+def test_notebook_answers_are_read_as_literals_and_never_run(tmp_path):
+    marker = tmp_path / "ran"
+    hostile = f"answers_q1 = {{'a': 'b', 'b': __import__('pathlib').Path({str(marker)!r}).touch()}}\n"
+    cells = [notebook_answer_cell(), "answers_q9 = {'a': 1}\n", hostile]
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": s, "outputs": []} for s in cells]}
+    answers = verification.from_notebook(json.dumps(nb).encode())
+    results, _ = verification.score(BANK, answers)
+    assert not marker.exists()
+    lost = {r.exercise for r in results if r.status is not Status.PASSED}
+    assert lost == {"q1", "q9"}  # q1: not a literal, read as nothing; q9: the later cell wins
+
+
+def test_gradescope_results_carry_only_the_auto_graded_parts():
+    results, manual = _score(reference_answers())
+    report = Report("sub", tuple(results), ("questions",), manual=tuple(manual))
+    data = json.loads(reporters.to_gradescope(report))
+    assert data["score"] == AUTO_POINTS
+    assert len(data["tests"]) == len(results) and not [t for t in data["tests"] if "written" in t["name"].lower()]
+    text = reporters.to_text(report, "en")
+    assert "To be graded by hand" in text and "q1, written part: up to 2 points (answered)" in text
+
+
+def _normlab(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "grader", *args], capture_output=True, text=True, cwd=cwd, timeout=900)
+
+
+def test_grade_and_check_through_the_command_line(tmp_path):
+    """One real grading: wrong answers lose their points, written parts are listed, check
+    names the blanks."""
+    sub = copy_solutions(tmp_path / "sub")
+    answers = reference_answers()
+    answers["q1"]["a"] = "a"
+    answers["q3"]["b"] = "minus one"
+    del answers["q8"]
+    lines = [
+        f"[{qid}]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in parts.items()) for qid, parts in answers.items()
+    ]
+    (sub / ANSWERS_FILE).write_text("\n".join(lines))
+    out = _normlab("grade", str(sub), "--json", cwd=course.PACKAGE.parent)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    lost = {t["name"]: t["max_score"] - t["score"] for t in data["tests"] if t["score"] != t["max_score"]}
+    assert lost == {"q1/hidden/part_a": 1, "q3/hidden/part_b": 1, "q8/hidden/part_a": 1}
+    manual = {m["question"]: m["answered"] for m in data["manual"]}
+    assert manual["q1"] is True and manual["q8"] is False
+    check = _normlab("check", str(sub), cwd=course.PACKAGE.parent)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "still blank" in check.stdout and "q8: a, written (blank)" in check.stdout
+
+
+def test_the_student_zip_answers_and_checks_the_questions_without_keys(tmp_path):
+    """The bundle has the blank answers file and the bank without keys; its own checker lists
+    the blank answers, and cannot grade (no keys, no hidden suites)."""
+    import zipfile
+
+    from grader.integrations.student_zip import ROOT, write_student_zip
+
+    bundle = write_student_zip(tmp_path / "student.zip")
+    with zipfile.ZipFile(bundle) as z:
+        names = set(z.namelist())
+        z.extractall(tmp_path)
+    assert f"{ROOT}/exercises/{ANSWERS_FILE}" in names and f"{ROOT}/grader/{questions.PUBLIC_FILE}" in names
+    assert f"{ROOT}/grader/{questions.BANK_FILE}" not in names
+    home = tmp_path / ROOT
+    out = subprocess.run(
+        [sys.executable, "-c", "import grader.questions as q; print(q.load().hidden, q.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=home,
+        timeout=120,
+    )
+    assert out.stdout.split()[0] == "False" and str(home) in out.stdout, out.stdout + out.stderr
+    check = _normlab("check", "exercises", cwd=home)
+    assert check.returncode == 1 and "still blank" in check.stdout and "q1: a, b, written (blank)" in check.stdout
+
+
+def test_an_answers_file_that_is_a_symlink_or_a_fifo_is_not_read(tmp_path):
+    import os
+
+    secret = tmp_path / "secret.toml"
+    secret.write_text('[q1]\na = "b"\n')
+    link = tmp_path / "link"
+    link.mkdir()
+    (link / ANSWERS_FILE).symlink_to(secret)
+    fifo = tmp_path / "fifo"
+    fifo.mkdir()
+    os.mkfifo(fifo / ANSWERS_FILE)
+    for folder in (link, fifo):
+        answers = verification.find(folder)
+        assert answers.problem is not None and answers.problem.id == "question.file_missing"
+
+
+def test_every_number_key_is_computed_from_its_source():
+    """The number keys are not typed in from memory: each is recomputed here from the published
+    config it cites (solutions/configs/) or from the reference implementation."""
+    import numpy as np
+
+    from grader.reference import Reference
+
+    configs = course.solutions_dir() / "configs"
+    llama = json.loads((configs / "llama-2-7b.json").read_text())
+    gemma = json.loads((configs / "gemma-2-9b.json").read_text())
+    reference = Reference(course.solutions_dir())
+    try:
+        ones = np.ones(2)
+        computed = {
+            ("q1", "b"): float(np.sqrt(np.mean(np.array([3.0, -4.0]) ** 2))),
+            ("q2", "b"): 2 * llama["num_hidden_layers"],
+            ("q3", "a"): float(reference.rmsnorm(np.array([100.0, -50.0, 25.0]), np.ones(3), eps=0.0)[0]),
+            ("q3", "b"): float(reference.layernorm(np.array([1.0, 2.0, 3.0]), np.ones(3), np.zeros(3), eps=0.0)[0]),
+            ("q4", "b"): 2 * 64,
+            ("q5", "b"): gemma["rms_norm_eps"],
+            ("q6", "b"): float(reference.rmsnorm(np.array([1e-3, -1e-3]), ones, eps=1e-5)[0]),
+            ("q7", "a"): float(np.sqrt(np.finfo(np.float16).max)),
+            ("q9", "a"): (2 * llama["num_hidden_layers"] + 1) * llama["hidden_size"],
+        }
+    finally:
+        reference.close()
+    numbers = {(q.id, p.id): p for q in BANK.questions for p in q.parts if p.kind == "number"}
+    assert set(numbers) == set(computed)
+    for key, value in computed.items():
+        assert verification.judge(numbers[key], value)[0] is Status.PASSED, (key, value)
