@@ -121,7 +121,10 @@ class ClassRun:
 
 
 def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
-    """Grade, store and publish every submission of ``run.source``; one outcome per student."""
+    """Grade, store and publish every submission of ``run.source``; one outcome per student.
+
+    Each student is published as soon as their grading arrives, while the pool grades the
+    others: the main process's share of the work overlaps the pool's."""
     pending: dict[str, Submitted] = {}
     for entry in run.source.submissions():
         if isinstance(entry, Refused):
@@ -130,39 +133,32 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
             yield StudentOutcome(entry.student, State.UNCHANGED)
         else:
             pending[entry.student] = entry
-    reports, failed = _grade_pending(run, pending)
-    for student, reason in failed.items():
-        yield StudentOutcome(student, State.FAILED, detail=reason)
-    for student, report in reports.items():
-        yield _publish(run, pending[student], report)
+    yield from _grade_pending(run, pending)
 
 
-def _grade_pending(run: ClassRun, pending: dict[str, Submitted]) -> tuple[dict[str, Report], dict[str, str]]:
-    """Step 1 for every pending student: a stored report, or a new grading, stored."""
-    reports: dict[str, Report] = {}
-    failed: dict[str, str] = {}
+def _grade_pending(run: ClassRun, pending: dict[str, Submitted]) -> Iterator[StudentOutcome]:
+    """Steps 1 to 3 for every pending student: a stored report or a new grading (stored),
+    then published and marked done."""
     owners: dict[Path, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="normlab-nothing-") as nothing:
         # Students who handed in nothing gradable share one grading of an empty submission.
         for student, submitted in pending.items():
             stored = run.stored(submitted)
             if stored is not None:
-                reports[student] = stored
+                yield _publish(run, submitted, stored)
             else:
                 owners.setdefault(submitted.path or Path(nothing), []).append(student)
         graded = grade_many(list(owners), run.options, jobs=run.jobs, scheduler=run.scheduler)
         for path, outcome in _with_progress(graded, len(owners), run.progress):
             for student in owners[path]:
-                _keep(run, pending[student], outcome, reports, failed)
-    return reports, failed
+                kept = _keep(run, pending[student], outcome)
+                yield _publish(run, pending[student], kept) if isinstance(kept, Report) else kept
 
 
-def _keep(
-    run: ClassRun, submitted: Submitted, outcome: Outcome, reports: dict[str, Report], failed: dict[str, str]
-) -> None:
+def _keep(run: ClassRun, submitted: Submitted, outcome: Outcome) -> Report | StudentOutcome:
+    """Step 1's end: the report stored, or why this student is not graded."""
     if isinstance(outcome, NotGraded):
-        failed[submitted.student] = outcome.reason
-        return
+        return StudentOutcome(submitted.student, State.FAILED, detail=outcome.reason)
     report = outcome.report
     if submitted.path is None:  # the empty stand-in: its own notes are not the student's
         report = replace(report, submission=submitted.student, notes=submitted.notes)
@@ -171,9 +167,9 @@ def _keep(
     try:
         save_report(run._report(submitted.student), report, submitted.key)
     except Exception as exc:  # a report we cannot store is not published either
-        failed[submitted.student] = f"the report could not be stored ({type(exc).__name__}: {exc})"
-        return
-    reports[submitted.student] = report
+        detail = f"the report could not be stored ({type(exc).__name__}: {exc})"
+        return StudentOutcome(submitted.student, State.FAILED, detail=detail)
+    return report
 
 
 def _publish(run: ClassRun, submitted: Submitted, report: Report) -> StudentOutcome:
