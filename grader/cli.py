@@ -338,13 +338,47 @@ def environment(course_dir: str | None) -> None:
     click.echo(f"{built.path}: {', '.join(built.requirements)}")
 
 
-@main.command(short_help="Measure what the sandbox costs.", epilog=EXIT_CODES)
+@main.command(short_help="Measure what the sandbox costs, or a class against nbgrader.", epilog=EXIT_CODES)
 @click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True, help="Gradings per mode.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
 @output_option
-def bench(rounds: int, as_json: bool, output: str | None) -> None:
+@click.option(
+    "--class-size",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Also benchmark a generated class of this many notebooks: nbgrader autograde against normlab "
+    "autograde, side by side (200 is the documented figure; takes minutes).",
+)
+@click.option(
+    "--jobs",
+    "jobs_list",
+    default="1,2",
+    show_default=True,
+    help="The --jobs values normlab autograde is timed with, comma-separated (class benchmark).",
+)
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where the class benchmark's courses are written and kept (default: a temporary folder, removed).",
+)
+def bench(rounds: int, as_json: bool, output: str | None, class_size: int, jobs_list: str, workdir: str | None) -> None:
     """Measure the sandbox's overhead: grade the reference with full isolation and with the
-    process-only baseline, alternating, and report the ratio of the median times."""
+    process-only baseline, alternating, and report the ratio of the median times.
+
+    With --class-size N: generate a class of N notebooks (solved, partly solved, untouched,
+    slow, crashing, adversarial), grade identical copies with `nbgrader autograde` and with
+    `normlab autograde` in one run, and print throughput, latency, CPU per submission, peak
+    memory and the ratios, then time `normlab grade` on one notebook. Exits 1 if an honest
+    submission's grade differs between the two paths.
+    """
+    if class_size:
+        _bench_class(class_size, jobs_list, workdir, rounds, as_json, output)
+        return
+    _bench_overhead(rounds, as_json, output)
+
+
+def _bench_overhead(rounds: int, as_json: bool, output: str | None) -> None:
     import json
     import statistics
 
@@ -362,6 +396,33 @@ def bench(rounds: int, as_json: bool, output: str | None) -> None:
         f"overhead ratio (full / baseline): {result.ratio:.2f}\n",
         output,
     )
+
+
+def _bench_class(
+    size: int, jobs_list: str, workdir: str | None, rounds: int, as_json: bool, output: str | None
+) -> None:
+    import json
+    import tempfile
+
+    from grader import classbench
+
+    try:
+        jobs = tuple(int(j) for j in jobs_list.split(",") if j.strip())
+    except ValueError:
+        raise UsageExit(f"--jobs {jobs_list!r}: give whole numbers separated by commas, e.g. 1,2") from None
+    if not jobs or min(jobs) < 1:
+        raise UsageExit("--jobs: give at least one number of parallel gradings, each at least 1")
+    with tempfile.TemporaryDirectory(prefix="normlab-bench-") as scratch:
+        try:
+            result = classbench.measure_class(size, jobs, Path(workdir or scratch), rounds)
+        except GraderFault as exc:
+            raise GraderFaultExit(str(exc)) from exc
+    if as_json:
+        data = {"size": size, "runs": result.table(), "ratios": result.ratios(), "grade_seconds": result.grade_seconds}
+        _emit(json.dumps(data | {"honest_mismatches": result.honest_mismatches}, indent=2) + "\n", output)
+    else:
+        _emit(classbench.report_text(result), output)
+    sys.exit(EXIT_FAILED_CHECK if result.honest_mismatches else 0)
 
 
 @main.command(short_help="Generate exercises/ from solutions/.", epilog=EXIT_CODES)
