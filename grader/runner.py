@@ -101,6 +101,10 @@ def _pytest_args(files: list[Path], scratch: Path, select: str | None) -> list[s
         "no:stepwise",
         "--noconftest",
         "-q",
+        # A failing test's traceback is read only when the grader itself failed; pytest's own
+        # style parses every frame's source file to draw it, which made a student's failing
+        # test (every test of an untouched notebook) cost ten times a passing one.
+        "--tb=native",
         "-W",
         "ignore::DeprecationWarning",
     ]
