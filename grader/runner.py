@@ -132,6 +132,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         limits = options.settings.limits
         worker = Worker(plan.launcher, prepared.setup(), limits, frozenset(c.number for c in prepared.cells))
         cleanup.callback(worker.close)
+        worker.prestart()  # its interpreter starts (numpy, the cells) while pytest collects
         proxy = StudentProxy(
             prepared,
             worker,
