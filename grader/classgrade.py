@@ -92,6 +92,8 @@ class StudentOutcome:
     score: float | None = None
     max_score: float | None = None
     detail: str = ""
+    report: Report | None = None
+    """The student's report: the new one, or the stored one of a student left unchanged."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +132,9 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
         if isinstance(entry, Refused):
             yield StudentOutcome(entry.student, State.FAILED, detail=entry.reason)
         elif run.is_done(entry):
-            yield StudentOutcome(entry.student, State.UNCHANGED)
+            kept = load_report(run._report(entry.student), entry.key)
+            score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
+            yield StudentOutcome(entry.student, State.UNCHANGED, score, most, report=kept)
         else:
             pending[entry.student] = entry
     yield from _grade_pending(run, pending)
@@ -179,7 +183,7 @@ def _publish(run: ClassRun, submitted: Submitted, report: Report) -> StudentOutc
         write_atomic(run._done(submitted.student), submitted.key)
     except Exception as exc:  # one student's publication never stops the others
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
-    return StudentOutcome(submitted.student, State.GRADED, report.score, report.max_score)
+    return StudentOutcome(submitted.student, State.GRADED, report.score, report.max_score, report=report)
 
 
 def _with_progress(items: Iterable[tuple[Path, Outcome]], total: int, enabled: bool) -> Iterator[tuple[Path, Outcome]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -20,6 +20,9 @@ from grader.report import reporters
 from grader.sandbox.inside.protocol import clean_text
 from grader.settings import Settings, SettingsError, load
 from grader.submission import SubmissionError
+
+if TYPE_CHECKING:
+    from grader.classgrade import StudentOutcome
 
 EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
@@ -242,33 +245,49 @@ def autograde(
     """
     from grader.classgrade import State
     from grader.integrations.nbgrader.autograde import autograde as grade_class
+    from grader.integrations.nbgrader.autograde import summary_image
     from grader.runner import Options
 
     root = Path(course_dir)
     settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
-    counts = dict.fromkeys(State, 0)
     try:
-        outcomes = grade_class(
-            root,
-            assignment,
-            options=Options(settings=settings),
-            scheduler=scheduler,
-            force=force,
-            progress=not no_progress,
-        )
-        for outcome in outcomes:
-            counts[outcome.state] += 1
-            if outcome.state is State.GRADED:
-                click.echo(clean_text(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"))
-            elif outcome.state is State.FAILED:
-                click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
+        options = Options(settings=settings)
+        outcomes = grade_class(root, assignment, options=options, scheduler=scheduler, force=force, progress=not no_progress)
+        seen = [_echo_outcome(outcome) for outcome in outcomes]
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
+    counts = {state: sum(o.state is state for o in seen) for state in State}
+    _class_summary(seen, summary_image(root, assignment), assignment)
     click.echo(
         f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
         f"{counts[State.FAILED]} not graded"
     )
     sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
+
+
+def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
+    """One student's line, as their grading is published."""
+    from grader.classgrade import State
+
+    if outcome.state is State.GRADED:
+        click.echo(clean_text(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"))
+    elif outcome.state is State.FAILED:
+        click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
+    return outcome
+
+
+def _class_summary(outcomes: list[StudentOutcome], image: Path, assignment: str) -> None:
+    """Print the class's summary and draw its score histogram (never fails the run)."""
+    from grader import classsummary
+
+    summary = classsummary.summarize(outcomes)
+    click.echo(clean_text(classsummary.summary_text(summary)), nl=False)
+    try:
+        drawn = classsummary.write_histogram(summary, image, f"{assignment}: {summary.scored} students")
+    except Exception as exc:  # the grades are written; a figure that cannot be drawn is only said
+        click.echo(f"the score histogram could not be drawn ({type(exc).__name__}: {exc})", err=True)
+        return
+    click.echo(f"score histogram: {drawn}" if drawn else "score histogram: not drawn (matplotlib is not installed)")
 
 
 @main.command(short_help="Build a Gradescope autograder zip.", epilog=EXIT_CODES)

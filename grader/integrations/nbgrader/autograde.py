@@ -156,6 +156,12 @@ class NbgraderPublisher:
         self.gradebook.close()
 
 
+def summary_image(course_dir: Path, assignment: str) -> Path:
+    """Where the class's score histogram goes: the course's feedback folder, beside (not in)
+    the students' own folders, which ``nbgrader release_feedback`` hands out."""
+    return course_dir / "feedback" / f"normlab-scores-{assignment}.png"
+
+
 def autograde(
     course_dir: Path,
     assignment: str,
