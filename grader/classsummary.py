@@ -106,6 +106,7 @@ def write_histogram(summary: ClassSummary, path: Path, title: str) -> Path | Non
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         return None
     figure, axes = plt.subplots(figsize=(7, 3.5))
@@ -113,7 +114,7 @@ def write_histogram(summary: ClassSummary, path: Path, title: str) -> Path | Non
         axes.bar([_label(i).strip() for i in range(BINS)], summary.bins, color="#3f6ea3")
         axes.set_xlabel("score (share of the maximum)")
         axes.set_ylabel("students")
-        axes.yaxis.get_major_locator().set_params(integer=True)
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_title(title)
         axes.tick_params(axis="x", labelsize=7)
         figure.tight_layout()

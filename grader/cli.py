@@ -251,8 +251,8 @@ def autograde(
     root = Path(course_dir)
     settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
     try:
-        options = Options(settings=settings)
-        outcomes = grade_class(root, assignment, options=options, scheduler=scheduler, force=force, progress=not no_progress)
+        options, progress = Options(settings=settings), not no_progress
+        outcomes = grade_class(root, assignment, options=options, scheduler=scheduler, force=force, progress=progress)
         seen = [_echo_outcome(outcome) for outcome in outcomes]
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
