@@ -31,6 +31,19 @@ from grader.settings import Settings, current
 from grader.submission import capped, prepare
 
 SUITES = ("public", "hidden")
+UNUSED_PLUGINS = (
+    "unraisableexception",
+    "threadexception",
+    "logging",
+    "doctest",
+    "junitxml",
+    "pastebin",
+    "faulthandler",
+    "legacypath",
+    "setuponly",
+    "setupplan",
+)
+"""pytest plugins turned off when grading: the suites use no fixture or option of theirs."""
 
 
 @dataclass(frozen=True)
@@ -99,6 +112,9 @@ def _pytest_args(files: list[Path], scratch: Path, select: str | None) -> list[s
         "no:cacheprovider",
         "-p",
         "no:stepwise",
+        # Plugins a grading never uses cost CPU on every grading (unraisableexception alone
+        # runs a full garbage collection at the end of each session).
+        *(f"-pno:{name}" for name in UNUSED_PLUGINS),
         "--noconftest",
         "-q",
         # A failing test's traceback is read only when the grader itself failed; pytest's own
