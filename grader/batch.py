@@ -11,10 +11,8 @@ a Dask distributed cluster, where each task claims its slot on its own host in t
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
-import signal
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from pathlib import Path
@@ -24,11 +22,11 @@ from pebble import ProcessPool
 from grader.faults import GraderFault
 from grader.model import Graded, NotGraded, Outcome
 from grader.runner import Options, grade
+from grader.sandbox.limits import die_with_parent
 from grader.submission import SubmissionError
 
 RETRIES = 1
 """How often a submission whose pool process died is graded again before it is given up."""
-PR_SET_PDEATHSIG = 1
 
 
 def grade_safely(path: str, options: Options) -> Outcome:
@@ -39,15 +37,6 @@ def grade_safely(path: str, options: Options) -> Outcome:
         return NotGraded(f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # a bug of ours on one submission must not stop the batch
         return NotGraded(f"grader fault ({type(exc).__name__}): {exc}")
-
-
-def die_with_parent(parent: int) -> None:
-    """Ask the kernel to kill this process when its parent dies (Linux), and exit now if the
-    parent is already gone: a killed batch must leave no pool process behind."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def default_jobs() -> int:

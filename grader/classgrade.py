@@ -92,6 +92,8 @@ class StudentOutcome:
     score: float | None = None
     max_score: float | None = None
     detail: str = ""
+    report: Report | None = None
+    """The student's report: the new one, or the stored one of a student left unchanged."""
 
 
 @dataclass(frozen=True)
@@ -121,48 +123,46 @@ class ClassRun:
 
 
 def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
-    """Grade, store and publish every submission of ``run.source``; one outcome per student."""
+    """Grade, store and publish every submission of ``run.source``; one outcome per student.
+
+    Each student is published as soon as their grading arrives, while the pool grades the
+    others: the main process's share of the work overlaps the pool's."""
     pending: dict[str, Submitted] = {}
     for entry in run.source.submissions():
         if isinstance(entry, Refused):
             yield StudentOutcome(entry.student, State.FAILED, detail=entry.reason)
         elif run.is_done(entry):
-            yield StudentOutcome(entry.student, State.UNCHANGED)
+            kept = load_report(run._report(entry.student), entry.key)
+            score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
+            yield StudentOutcome(entry.student, State.UNCHANGED, score, most, report=kept)
         else:
             pending[entry.student] = entry
-    reports, failed = _grade_pending(run, pending)
-    for student, reason in failed.items():
-        yield StudentOutcome(student, State.FAILED, detail=reason)
-    for student, report in reports.items():
-        yield _publish(run, pending[student], report)
+    yield from _grade_pending(run, pending)
 
 
-def _grade_pending(run: ClassRun, pending: dict[str, Submitted]) -> tuple[dict[str, Report], dict[str, str]]:
-    """Step 1 for every pending student: a stored report, or a new grading, stored."""
-    reports: dict[str, Report] = {}
-    failed: dict[str, str] = {}
+def _grade_pending(run: ClassRun, pending: dict[str, Submitted]) -> Iterator[StudentOutcome]:
+    """Steps 1 to 3 for every pending student: a stored report or a new grading (stored),
+    then published and marked done."""
     owners: dict[Path, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="normlab-nothing-") as nothing:
         # Students who handed in nothing gradable share one grading of an empty submission.
         for student, submitted in pending.items():
             stored = run.stored(submitted)
             if stored is not None:
-                reports[student] = stored
+                yield _publish(run, submitted, stored)
             else:
                 owners.setdefault(submitted.path or Path(nothing), []).append(student)
         graded = grade_many(list(owners), run.options, jobs=run.jobs, scheduler=run.scheduler)
         for path, outcome in _with_progress(graded, len(owners), run.progress):
             for student in owners[path]:
-                _keep(run, pending[student], outcome, reports, failed)
-    return reports, failed
+                kept = _keep(run, pending[student], outcome)
+                yield _publish(run, pending[student], kept) if isinstance(kept, Report) else kept
 
 
-def _keep(
-    run: ClassRun, submitted: Submitted, outcome: Outcome, reports: dict[str, Report], failed: dict[str, str]
-) -> None:
+def _keep(run: ClassRun, submitted: Submitted, outcome: Outcome) -> Report | StudentOutcome:
+    """Step 1's end: the report stored, or why this student is not graded."""
     if isinstance(outcome, NotGraded):
-        failed[submitted.student] = outcome.reason
-        return
+        return StudentOutcome(submitted.student, State.FAILED, detail=outcome.reason)
     report = outcome.report
     if submitted.path is None:  # the empty stand-in: its own notes are not the student's
         report = replace(report, submission=submitted.student, notes=submitted.notes)
@@ -171,9 +171,9 @@ def _keep(
     try:
         save_report(run._report(submitted.student), report, submitted.key)
     except Exception as exc:  # a report we cannot store is not published either
-        failed[submitted.student] = f"the report could not be stored ({type(exc).__name__}: {exc})"
-        return
-    reports[submitted.student] = report
+        detail = f"the report could not be stored ({type(exc).__name__}: {exc})"
+        return StudentOutcome(submitted.student, State.FAILED, detail=detail)
+    return report
 
 
 def _publish(run: ClassRun, submitted: Submitted, report: Report) -> StudentOutcome:
@@ -183,7 +183,7 @@ def _publish(run: ClassRun, submitted: Submitted, report: Report) -> StudentOutc
         write_atomic(run._done(submitted.student), submitted.key)
     except Exception as exc:  # one student's publication never stops the others
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
-    return StudentOutcome(submitted.student, State.GRADED, report.score, report.max_score)
+    return StudentOutcome(submitted.student, State.GRADED, report.score, report.max_score, report=report)
 
 
 def _with_progress(items: Iterable[tuple[Path, Outcome]], total: int, enabled: bool) -> Iterator[tuple[Path, Outcome]]:

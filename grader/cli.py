@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -20,6 +20,9 @@ from grader.report import reporters
 from grader.sandbox.inside.protocol import clean_text
 from grader.settings import Settings, SettingsError, load
 from grader.submission import SubmissionError
+
+if TYPE_CHECKING:
+    from grader.classgrade import StudentOutcome
 
 EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
@@ -290,33 +293,49 @@ def autograde(
     """
     from grader.classgrade import State
     from grader.integrations.nbgrader.autograde import autograde as grade_class
+    from grader.integrations.nbgrader.autograde import summary_image
     from grader.runner import FINAL, Options
 
     root = Path(course_dir)
     settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
-    counts = dict.fromkeys(State, 0)
     try:
-        outcomes = grade_class(
-            root,
-            assignment,
-            options=Options(suites=FINAL, settings=settings),
-            scheduler=scheduler,
-            force=force,
-            progress=not no_progress,
-        )
-        for outcome in outcomes:
-            counts[outcome.state] += 1
-            if outcome.state is State.GRADED:
-                click.echo(clean_text(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"))
-            elif outcome.state is State.FAILED:
-                click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
+        options, progress = Options(suites=FINAL, settings=settings), not no_progress
+        outcomes = grade_class(root, assignment, options=options, scheduler=scheduler, force=force, progress=progress)
+        seen = [_echo_outcome(outcome) for outcome in outcomes]
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
+    counts = {state: sum(o.state is state for o in seen) for state in State}
+    _class_summary(seen, summary_image(root, assignment), assignment)
     click.echo(
         f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
         f"{counts[State.FAILED]} not graded"
     )
     sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
+
+
+def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
+    """One student's line, as their grading is published."""
+    from grader.classgrade import State
+
+    if outcome.state is State.GRADED:
+        click.echo(clean_text(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"))
+    elif outcome.state is State.FAILED:
+        click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
+    return outcome
+
+
+def _class_summary(outcomes: list[StudentOutcome], image: Path, assignment: str) -> None:
+    """Print the class's summary and draw its score histogram (never fails the run)."""
+    from grader import classsummary
+
+    summary = classsummary.summarize(outcomes)
+    click.echo(clean_text(classsummary.summary_text(summary)), nl=False)
+    try:
+        drawn = classsummary.write_histogram(summary, image, f"{assignment}: {summary.scored} students")
+    except Exception as exc:  # the grades are written; a figure that cannot be drawn is only said
+        click.echo(f"the score histogram could not be drawn ({type(exc).__name__}: {exc})", err=True)
+        return
+    click.echo(f"score histogram: {drawn}" if drawn else "score histogram: not drawn (matplotlib is not installed)")
 
 
 @main.group(short_help="Grade the written answers question by question (nbgrader).")
@@ -436,13 +455,47 @@ def environment(course_dir: str | None) -> None:
     click.echo(f"{built.path}: {', '.join(built.requirements)}")
 
 
-@main.command(short_help="Measure what the sandbox costs.", epilog=EXIT_CODES)
+@main.command(short_help="Measure what the sandbox costs, or a class against nbgrader.", epilog=EXIT_CODES)
 @click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True, help="Gradings per mode.")
 @click.option("--json", "as_json", is_flag=True, help="Print the measurements as JSON.")
 @output_option
-def bench(rounds: int, as_json: bool, output: str | None) -> None:
+@click.option(
+    "--class-size",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Also benchmark a generated class of this many notebooks: nbgrader autograde against normlab "
+    "autograde, side by side (200 is the documented figure; takes minutes).",
+)
+@click.option(
+    "--jobs",
+    "jobs_list",
+    default="1,2",
+    show_default=True,
+    help="The --jobs values normlab autograde is timed with, comma-separated (class benchmark).",
+)
+@click.option(
+    "--workdir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where the class benchmark's courses are written and kept (default: a temporary folder, removed).",
+)
+def bench(rounds: int, as_json: bool, output: str | None, class_size: int, jobs_list: str, workdir: str | None) -> None:
     """Measure the sandbox's overhead: grade the reference with full isolation and with the
-    process-only baseline, alternating, and report the ratio of the median times."""
+    process-only baseline, alternating, and report the ratio of the median times.
+
+    With --class-size N: generate a class of N notebooks (solved, partly solved, untouched,
+    slow, crashing, adversarial), grade identical copies with `nbgrader autograde` and with
+    `normlab autograde` in one run, and print throughput, latency, CPU per submission, peak
+    memory and the ratios, then time `normlab grade` on one notebook. Exits 1 if an honest
+    submission's grade differs between the two paths.
+    """
+    if class_size:
+        _bench_class(class_size, jobs_list, workdir, rounds, as_json, output)
+        return
+    _bench_overhead(rounds, as_json, output)
+
+
+def _bench_overhead(rounds: int, as_json: bool, output: str | None) -> None:
     import json
     import statistics
 
@@ -460,6 +513,33 @@ def bench(rounds: int, as_json: bool, output: str | None) -> None:
         f"overhead ratio (full / baseline): {result.ratio:.2f}\n",
         output,
     )
+
+
+def _bench_class(
+    size: int, jobs_list: str, workdir: str | None, rounds: int, as_json: bool, output: str | None
+) -> None:
+    import json
+    import tempfile
+
+    from grader import classbench
+
+    try:
+        jobs = tuple(int(j) for j in jobs_list.split(",") if j.strip())
+    except ValueError:
+        raise UsageExit(f"--jobs {jobs_list!r}: give whole numbers separated by commas, e.g. 1,2") from None
+    if not jobs or min(jobs) < 1:
+        raise UsageExit("--jobs: give at least one number of parallel gradings, each at least 1")
+    with tempfile.TemporaryDirectory(prefix="normlab-bench-") as scratch:
+        try:
+            result = classbench.measure_class(size, jobs, Path(workdir or scratch), rounds)
+        except GraderFault as exc:
+            raise GraderFaultExit(str(exc)) from exc
+    if as_json:
+        data = {"size": size, "runs": result.table(), "ratios": result.ratios(), "grade_seconds": result.grade_seconds}
+        _emit(json.dumps(data | {"honest_mismatches": result.honest_mismatches}, indent=2) + "\n", output)
+    else:
+        _emit(classbench.report_text(result), output)
+    sys.exit(EXIT_FAILED_CHECK if result.honest_mismatches else 0)
 
 
 @main.command(short_help="Generate exercises/ from solutions/.", epilog=EXIT_CODES)

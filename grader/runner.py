@@ -36,6 +36,19 @@ QUESTIONS = "questions"
 """The verification questions' auto-graded parts, scored from the answers (no worker call)."""
 FINAL = (*SUITES, QUESTIONS)
 """Everything a final grade holds: ``normlab grade``, Gradescope and ``normlab autograde``."""
+UNUSED_PLUGINS = (
+    "unraisableexception",
+    "threadexception",
+    "logging",
+    "doctest",
+    "junitxml",
+    "pastebin",
+    "faulthandler",
+    "legacypath",
+    "setuponly",
+    "setupplan",
+)
+"""pytest plugins turned off when grading: the suites use no fixture or option of theirs."""
 
 
 @dataclass(frozen=True)
@@ -106,8 +119,15 @@ def _pytest_args(files: list[Path], scratch: Path, select: str | None) -> list[s
         "no:cacheprovider",
         "-p",
         "no:stepwise",
+        # Plugins a grading never uses cost CPU on every grading (unraisableexception alone
+        # runs a full garbage collection at the end of each session).
+        *(f"-pno:{name}" for name in UNUSED_PLUGINS),
         "--noconftest",
         "-q",
+        # A failing test's traceback is read only when the grader itself failed; pytest's own
+        # style parses every frame's source file to draw it, which made a student's failing
+        # test (every test of an untouched notebook) cost ten times a passing one.
+        "--tb=native",
         "-W",
         "ignore::DeprecationWarning",
     ]
@@ -145,6 +165,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         limits = options.settings.limits
         worker = Worker(plan.launcher, prepared.setup(), limits, frozenset(c.number for c in prepared.cells))
         cleanup.callback(worker.close)
+        worker.prestart()  # its interpreter starts (numpy, the cells) while pytest collects
         proxy = StudentProxy(
             prepared,
             worker,

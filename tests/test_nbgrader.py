@@ -188,6 +188,15 @@ def test_normlab_grades_mangled_and_broken_notebooks(course, secure):
     assert "7 graded" in stdout and "0 not graded" in stdout
 
 
+def test_the_run_ends_with_the_class_summary(secure):
+    course, _, stdout = secure
+    assert "class summary: 7 graded now, 0 graded before, 0 not graded; 2 with full marks" in stdout
+    assert "tests failed most often (among the 4 students who scored):" in stdout and "slowest gradings:" in stdout
+    image = course / "feedback" / f"normlab-scores-{ASSIGNMENT}.png"
+    assert f"score histogram: {image}" in stdout
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_manual_questions_reach_formgrader(secure):
     from nbgrader.api import Gradebook
 

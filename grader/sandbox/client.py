@@ -151,6 +151,8 @@ class Worker:
         self.skipped_cells: dict[int, str] = {}
         """Cells not run any more: ``timeout`` or ``crashed`` (it stopped the process)."""
         self._req_w = -1
+        self._prestarted = False
+        """A worker was started by :meth:`prestart` and is not known to be ready yet."""
         self._stderr = CappedBuffer(limits.output_bytes)
         self._stdout = CappedBuffer(limits.output_bytes)
 
@@ -204,13 +206,23 @@ class Worker:
             setup["seccomp"] = np.frombuffer(launch.seccomp, dtype=np.uint8)
         self._send(setup)
 
+    def prestart(self) -> None:
+        """Start the worker now without waiting for it: it starts its interpreter, imports numpy
+        and runs a notebook's cells while the trusted side collects the suites. The first call
+        waits for it to be ready, as for a worker it starts itself."""
+        if self.proc is None:
+            self.launch = self.make_launch()
+            self._spawn(self.launch)
+            self._prestarted = True
+
     def _start(self) -> None:
         """Start a worker. A notebook's cells run before it is ready: a cell that runs past its
         time or stops the process is skipped, and the worker started again without it."""
         while True:
-            launch = self.make_launch()
-            self.launch = launch
-            self._spawn(launch)
+            if not self._prestarted:
+                self.launch = self.make_launch()
+                self._spawn(self.launch)
+            self._prestarted = False
             reply = self._wait(deadline=time.monotonic() + max(self.limits.call_seconds, 30.0), per_cell=True)
             if reply.kind is ReplyKind.ANSWER and reply.message.get("event") == "ready":
                 self.ready = reply.message
@@ -261,6 +273,7 @@ class Worker:
     def kill(self) -> None:
         """Kill the worker and everything in its session; safe to call twice."""
         self._stop_reading.set()
+        self._prestarted = False
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -336,7 +349,7 @@ class Worker:
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply:
         """Run ``function(*args, **kwargs)`` in the worker, starting it if needed."""
-        if self.proc is None:
+        if self.proc is None or self._prestarted:
             self._start()
         nonce = secrets.token_hex(16)
         try:

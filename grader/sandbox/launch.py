@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.sandbox.limits import PINNED_THREADS, Limits
+from grader.sandbox.limits import PINNED_THREADS, Limits, die_with_parent
 
 INSIDE_DIR = Path(__file__).resolve().parent / "inside"
 """The package of code that runs inside the sandbox (``grader/sandbox/inside``)."""
@@ -103,7 +103,10 @@ def process_launch(
 ) -> Launch:
     """A separate process with rlimits, ``python -I`` and a clean environment."""
 
+    grader = os.getpid()
+
     def preexec() -> None:
+        die_with_parent(grader)
         limits.apply_rlimits(unprivileged=uid is not None)
 
     return Launch(
@@ -229,7 +232,10 @@ def bwrap_launch(
     command = [*DROP_PRIVILEGES, f"--reuid={uid}", f"--regid={uid}"] if os.geteuid() == 0 and uid is not None else []
     command += python_argv(SANDBOX_INSIDE, interpreter.python_inside())
 
+    grader = os.getpid()
+
     def preexec() -> None:
+        die_with_parent(grader)
         limits.apply_rlimits(unprivileged=uid is not None)
 
     return Launch(

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
+import signal
 from dataclasses import dataclass
+
+PR_SET_PDEATHSIG = 1
 
 PINNED_THREADS = {
     "OPENBLAS_NUM_THREADS": "1",
@@ -58,3 +62,15 @@ class Limits:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if unprivileged:
             resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
+
+
+def die_with_parent(parent: int) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux ``PR_SET_PDEATHSIG``),
+    and exit now if the parent is already gone: a killed grading leaves nothing of ours running.
+
+    Called first thing in every pool process and in every worker between fork and exec (the
+    setting survives exec; bubblewrap passes it on with ``--die-with-parent``)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)

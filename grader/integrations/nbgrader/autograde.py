@@ -13,7 +13,6 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from grader import files
 from grader.classgrade import ClassRun, Refused, StudentOutcome, Submitted, grade_class
@@ -121,10 +120,8 @@ def _timestamp(stamp: bytes | None, notes: list[Message]) -> str | None:
     """nbgrader's ``timestamp.txt`` as an ISO 8601 UTC time; a note when it is not one."""
     if stamp is None:
         return None
-    from nbgrader.utils import parse_utc
-
     try:
-        return str(parse_utc(stamp.decode("utf-8").strip()).isoformat())
+        return str(gradebook.parse_utc(stamp.decode("utf-8").strip()).isoformat())
     except Exception:  # whatever the file holds, the submission is still graded
         notes.append(Message("submission.bad_timestamp"))
         return None
@@ -138,26 +135,31 @@ class NbgraderPublisher:
     lang: str
 
     def __post_init__(self) -> None:
-        import nbformat
-
         self.released_path = self.course.released_notebook()
-        self.released: Any = nbformat.read(str(self.released_path), as_version=4)
-        self.config = gradebook.course_config(self.course.root)
+        self.released = gradebook.released_notebook(self.released_path.read_text(encoding="utf-8"))
+        self.gradebook = gradebook.GradebookWriter(gradebook.course_config(self.course.root), self.course.assignment)
 
     def publish(self, submitted: Submitted, report: Report) -> None:
-        import nbformat
-
         course, student = self.course, submitted.student
         student_nb = gradebook.read_student_notebook(submitted.path)
         answered = gradebook.answered_cells(self.released, student_nb)
-        gradebook.record(self.config, course.assignment, student, report, answered, submitted.timestamp)
+        self.gradebook.record(student, report, answered, submitted.timestamp)
         autograded = course.root / "autograded" / student / course.assignment
         nb = gradebook.autograded_notebook(self.released, student_nb, report, self.lang)
-        write_atomic(autograded / self.released_path.name, nbformat.writes(nb))
+        write_atomic(autograded / self.released_path.name, gradebook.notebook_text(nb))
         if submitted.timestamp is not None:
             write_atomic(autograded / "timestamp.txt", submitted.timestamp)
         feedback = course.root / "feedback" / student / course.assignment / "normlab-feedback.html"
         write_atomic(feedback, feedback_html(report, student=student, assignment=course.assignment, lang=self.lang))
+
+    def close(self) -> None:
+        self.gradebook.close()
+
+
+def summary_image(course_dir: Path, assignment: str) -> Path:
+    """Where the class's score histogram goes: the course's feedback folder, beside (not in)
+    the students' own folders, which ``nbgrader release_feedback`` hands out."""
+    return course_dir / "feedback" / f"normlab-scores-{assignment}.png"
 
 
 def autograde(
@@ -176,4 +178,7 @@ def autograde(
         course = NbgraderCourse(course_dir.resolve(), assignment, Path(staging))
         publisher = NbgraderPublisher(course, options.settings.lang)
         run = ClassRun(course, publisher, options, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
-        yield from grade_class(run)
+        try:
+            yield from grade_class(run)
+        finally:
+            publisher.close()

@@ -161,6 +161,29 @@ def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connection
     return nb
 
 
+def _course_file_text() -> str:
+    """The course file, its limits calibrated on the reference (the defaults if it cannot be
+    graded here, with the reason)."""
+    from grader import calibration as cal
+    from grader.faults import GraderFault
+    from grader.sandbox.limits import Limits
+    from grader.settings import current
+
+    values: dict[str, Any] = {
+        "floors": {"call": cal.CALL_FLOOR, "submission": cal.SUBMISSION_FLOOR},
+        "multiples": {"call": cal.CALL_MULTIPLE, "submission": cal.SUBMISSION_MULTIPLE},
+    }
+    try:
+        measured = cal.calibrate(current().replace(require_sandbox=False))
+        values |= {"calibration": measured, "call_seconds": measured.call_seconds}
+        values["submission_seconds"] = measured.submission_seconds
+    except GraderFault as exc:
+        defaults = Limits()
+        values |= {"calibration": None, "reason": " ".join(str(exc)[:200].split())}
+        values |= {"call_seconds": defaults.call_seconds, "submission_seconds": defaults.submission_seconds}
+    return jinja.render("normlab.toml.j2", **values) + "\n"
+
+
 def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list[Path]:
     """Write (or refresh) the nbgrader course files for ``assignment``; returns what was written."""
     course_dir = course_dir.resolve()
@@ -174,7 +197,7 @@ def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list
     written.append(config)
     course_file = course_dir / COURSE_FILE
     if not course_file.exists():  # the instructor's own settings are never overwritten
-        course_file.write_text(jinja.render("normlab.toml.j2") + "\n", encoding="utf-8")
+        course_file.write_text(_course_file_text(), encoding="utf-8")
         written.append(course_file)
     notebook = source / f"{NOTEBOOK}.ipynb"
     nbformat.write(build_notebook(), str(notebook))

@@ -1,0 +1,125 @@
+"""What an instructor wants to know at the end of a class's grading: how many were graded and
+how, how the scores are spread, which submissions took longest, and which tests failed most
+often (what the class did not understand).
+
+Built from the outcomes of :func:`grader.classgrade.grade_class` (each carries its report);
+drawn as text for the terminal and as an image (matplotlib's Agg backend, when installed).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.classgrade import State, StudentOutcome
+from grader.model import Status
+
+BINS = 10
+"""Score bins of the histogram: 0-10 %, ..., 90-100 % of the maximum (full marks in the last)."""
+SHOWN = 5
+"""Slowest submissions and most failed tests listed."""
+BAR = 40
+"""Characters of the longest bar in the terminal histogram."""
+
+
+@dataclass(frozen=True)
+class ClassSummary:
+    """A class's grading, summed up."""
+
+    states: dict[str, int]
+    """Students per outcome: graded, unchanged (graded before), failed (not graded)."""
+    full: int
+    """Students with full marks."""
+    zero: int
+    """Students with no point."""
+    bins: tuple[int, ...]
+    """Students per score bin (see ``BINS``), graded and unchanged alike."""
+    slowest: tuple[tuple[str, float], ...]
+    """The longest gradings: student and seconds."""
+    most_failed: tuple[tuple[str, int], ...]
+    """The tests most students did not pass, among those who scored any point (an untouched
+    notebook fails every test): test name and how many students."""
+    scored: int
+    """Students with a score (the histogram's total)."""
+    attempted: int
+    """Students with more than zero points: the ones ``most_failed`` counts."""
+
+
+def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
+    """The summary of one run's outcomes."""
+    states: Counter[str] = Counter()
+    bins = [0] * BINS
+    full = zero = scored = attempted = 0
+    seconds: dict[str, float] = {}
+    failed: Counter[str] = Counter()
+    for outcome in outcomes:
+        states[outcome.state.value] += 1
+        report = outcome.report
+        if report is None or outcome.state is State.FAILED:
+            continue
+        scored += 1
+        fraction = report.score / report.max_score if report.max_score else 0.0
+        bins[min(BINS - 1, max(0, int(fraction * BINS)))] += 1
+        full += report.score == report.max_score
+        zero += report.score == 0
+        seconds[outcome.student] = report.seconds
+        if report.score > 0:  # an untouched notebook fails everything and says nothing
+            attempted += 1
+            failed.update({r.name for r in report.results if r.status is not Status.PASSED})
+    slowest = tuple(sorted(seconds.items(), key=lambda item: -item[1])[:SHOWN])
+    most_failed = tuple(sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:SHOWN])
+    return ClassSummary(dict(states), full, zero, tuple(bins), slowest, most_failed, scored, attempted)
+
+
+def _label(index: int) -> str:
+    low = index * 100 // BINS
+    return f"{low:>3}-{low + 100 // BINS:<3}%"
+
+
+def summary_text(summary: ClassSummary) -> str:
+    """The summary for the terminal: counts, a histogram of '#' bars, the slowest gradings and
+    the tests failed most often."""
+    states = summary.states
+    lines = [
+        f"class summary: {states.get('graded', 0)} graded now, {states.get('unchanged', 0)} graded before, "
+        f"{states.get('failed', 0)} not graded; {summary.full} with full marks, {summary.zero} with zero",
+        "scores (share of the maximum):",
+    ]
+    widest = max(summary.bins, default=0) or 1
+    for index, count in enumerate(summary.bins):
+        lines.append(f"  {_label(index)} {'#' * round(count * BAR / widest):<{BAR}} {count}")
+    if summary.slowest:
+        lines.append("slowest gradings: " + ", ".join(f"{s} {sec:.2f} s" for s, sec in summary.slowest))
+    if summary.most_failed:
+        lines.append(f"tests failed most often (among the {summary.attempted} students who scored):")
+        total = summary.attempted or 1
+        lines += [f"  {count:>4} ({count * 100 / total:.0f} %)  {name}" for name, count in summary.most_failed]
+    return "\n".join(lines) + "\n"
+
+
+def write_histogram(summary: ClassSummary, path: Path, title: str) -> Path | None:
+    """Draw the score histogram into ``path`` (PNG); None when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
+    except ImportError:
+        return None
+    figure, axes = plt.subplots(figsize=(7, 3.5))
+    try:
+        axes.bar([_label(i).strip() for i in range(BINS)], summary.bins, color="#3f6ea3")
+        axes.set_xlabel("score (share of the maximum)")
+        axes.set_ylabel("students")
+        axes.yaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_title(title)
+        axes.tick_params(axis="x", labelsize=7)
+        figure.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(path, format="png")
+    finally:
+        plt.close(figure)
+    return path

@@ -1,0 +1,80 @@
+"""The instructor's summary at the end of a class: counts, the score histogram (text and
+image), the slowest gradings and the tests failed most often."""
+
+from __future__ import annotations
+
+import re
+
+from grader.classgrade import State, StudentOutcome
+from grader.classsummary import BINS, summarize, summary_text, write_histogram
+from grader.model import CheckResult, Report, Status, Visibility
+
+
+def _report(passed: list[bool], seconds: float) -> Report:
+    results = tuple(
+        CheckResult(
+            f"rmsnorm/hidden/test_{i}",
+            "rmsnorm",
+            "a test",
+            Visibility.HIDDEN,
+            Status.PASSED if ok else Status.FAILED,
+            1.0 if ok else 0.0,
+            1.0,
+        )
+        for i, ok in enumerate(passed)
+    )
+    return Report("lab.ipynb", results, ("public", "hidden"), seconds=seconds)
+
+
+def _graded(student: str, passed: list[bool], seconds: float, state: State = State.GRADED) -> StudentOutcome:
+    report = _report(passed, seconds)
+    return StudentOutcome(student, state, report.score, report.max_score, report=report)
+
+
+CLASS = [
+    _graded("ana", [True] * 4, 0.4),
+    _graded("ben", [True, True, False, False], 0.9),
+    _graded("cai", [False] * 4, 2.5),
+    _graded("dee", [True, False, False, False], 0.3, State.UNCHANGED),
+    _graded("eli", [True] * 4, 0.2),
+    StudentOutcome("fay", State.FAILED, detail="the grading process died twice"),
+]
+
+
+def test_counts_bins_slowest_and_most_failed():
+    summary = summarize(CLASS)
+    assert summary.states == {"graded": 4, "unchanged": 1, "failed": 1}
+    assert (summary.full, summary.zero, summary.scored) == (2, 1, 5)
+    assert sum(summary.bins) == 5
+    assert summary.bins[0] == 1 and summary.bins[BINS // 4] == 1 and summary.bins[BINS // 2] == 1
+    assert summary.bins[-1] == 2  # full marks land in the last bin
+    assert [s for s, _ in summary.slowest][:2] == ["cai", "ben"]
+    # Among those who scored (cai did not): test_2 and test_3 failed for ben and dee (ties in
+    # name order), test_1 for dee only, test_0 for nobody.
+    assert summary.attempted == 4
+    failed = [(name.rsplit("/", 1)[1], n) for name, n in summary.most_failed]
+    assert failed == [("test_2", 2), ("test_3", 2), ("test_1", 1)]
+
+
+def test_the_text_draws_one_bar_per_bin_and_names_what_failed():
+    text = summary_text(summarize(CLASS))
+    assert "4 graded now, 1 graded before, 1 not graded; 2 with full marks, 1 with zero" in text
+    bars = [line for line in text.splitlines() if re.match(r"^\s+\d+-\d+\s*% ", line)]
+    assert len(bars) == BINS
+    assert bars[-1].endswith("#" * 40 + " 2")  # the tallest bar is the full width
+    assert "#" not in bars[1]  # an empty bin has no bar
+    assert "cai 2.50 s" in text
+    assert "tests failed most often (among the 4 students who scored):" in text
+    assert "   2 (50 %)  rmsnorm/hidden/test_3" in text
+
+
+def test_an_empty_class_is_summed_up_without_failing(tmp_path):
+    summary = summarize([])
+    assert summary.scored == 0 and summary.bins == (0,) * BINS
+    assert "0 graded now" in summary_text(summary)
+    assert write_histogram(summary, tmp_path / "empty.png", "nobody") == tmp_path / "empty.png"
+
+
+def test_the_histogram_is_a_png_image(tmp_path):
+    path = write_histogram(summarize(CLASS), tmp_path / "feedback" / "scores.png", "lab: 5 students")
+    assert path is not None and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
