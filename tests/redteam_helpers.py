@@ -322,10 +322,12 @@ def feedback_of(result: dict[str, Any]) -> str:
 
 
 def copy_reference(target: Path) -> Path:
-    """A directory submission identical to the reference (module files only)."""
+    """A directory submission identical to the reference: its module files and its answers to
+    the verification questions."""
     target.mkdir(parents=True, exist_ok=True)
     for module in exercises():
         shutil.copy(SOLUTIONS / f"{module}.py", target / f"{module}.py")
+    shutil.copy(SOLUTIONS / "verification.toml", target / "verification.toml")
     return target
 
 
@@ -391,30 +393,19 @@ def load_nb(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def solution_code(source_nb: dict) -> dict[str, str]:
-    """Reference code of each solution cell of the instructor's notebook, by grade id."""
-    out = {}
-    for cell in source_nb["cells"]:
-        meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution") and cell["cell_type"] == "code":
-            text = "".join(cell["source"])
-            out[meta["grade_id"]] = "\n".join(
-                line for line in text.split("\n") if "### BEGIN" not in line and "### END" not in line
-            )
-    return out
-
-
 def filled(course: Path, overrides: dict[str, str] | None = None, answer: str | None = None) -> dict:
-    """The released notebook with every solution cell answered as the reference does."""
+    """The released notebook with every solution cell answered as the reference does (the
+    questions' auto-graded parts too), and each written answer ``answer`` or a default."""
+    from notebooks import filled as filled_as_reference
+
     released = load_nb(course / "release" / ASSIGNMENT / "lab.ipynb")
-    code = solution_code(load_nb(course / "source" / ASSIGNMENT / "lab.ipynb")) | (overrides or {})
-    for cell in released["cells"]:
+    source = load_nb(course / "source" / ASSIGNMENT / "lab.ipynb")
+    nb = filled_as_reference(released, source, overrides, answers=False)
+    for cell in nb["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution") and cell["cell_type"] == "code":
-            cell["source"] = code[meta["grade_id"]]
-        elif meta.get("solution"):
+        if meta.get("solution") and cell["cell_type"] != "code":
             cell["source"] = answer or "Residual connections add each sublayer's update to the stream; my own words."
-    return released
+    return nb
 
 
 def submit(

@@ -111,7 +111,7 @@ def test_named_dask_workers_grading_at_once_never_share_a_uid(tmp_path):
     slow = [patched(tmp_path / f"slow{i}", "rmsnorm", SLOW[1], sleepy) for i in range(2)]
 
     async def cluster() -> tuple[distributed.Scheduler, list[distributed.Worker]]:
-        scheduler = await distributed.Scheduler(host="127.0.0.1", port=0, dashboard_address=None)
+        scheduler = await distributed.Scheduler(host="127.0.0.1", port=0, dashboard_address=":0")
         workers = [await distributed.Worker(scheduler.address, name=n, nthreads=1) for n in names]
         return scheduler, workers
 

@@ -266,8 +266,9 @@ def test_a_dask_cluster_on_loopback_grades_the_same(course, secure):
 
     copy = course.parent / "dask"
     shutil.copytree(course, copy)
+    # A free dashboard port (None still means 8787): another cluster on the host must not collide.
     with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
     ) as cluster:
         out = normlab(
             "autograde",
