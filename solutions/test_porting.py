@@ -23,7 +23,7 @@ def _params(seed):
     rng = np.random.default_rng(seed)
     gains = 1.0 + 0.2 * rng.standard_normal((2, WIDTH))
     w, b = rng.standard_normal((WIDTH, WIDTH)) / np.sqrt(WIDTH), rng.standard_normal(WIDTH)
-    return {"eps": 1e-6, "weight_1": gains[0], "weight_f": gains[1], "w": w, "b": b}
+    return {"eps": 1e-6, "port_eps": 1e-2, "weight_1": gains[0], "weight_f": gains[1], "w": w, "b": b}
 
 
 def _probes(student):
@@ -40,8 +40,10 @@ def _probes(student):
 
 
 def _diagnose(student, probes, p, port):
-    label = student.diagnose([q.copy() for q in probes], [_block(q, p) for q in probes], [port(q) for q in probes])
-    return label
+    """The port's outputs are a few units in the last place off, as another framework rounds."""
+    rng = np.random.default_rng(3)
+    outputs = [port(q) * (1.0 + 4e-16 * rng.standard_normal(q.shape)) for q in probes]
+    return student.diagnose([q.copy() for q in probes], [_block(q, p) for q in probes], outputs)
 
 
 def test_a_port_with_another_eps(student):
@@ -55,9 +57,16 @@ def test_a_port_with_another_eps(student):
 
 def test_a_port_without_its_final_norm(student):
     """A port that returns the residual stream without the final norm is "missing_final_norm"; one whose
-    norms use eps = 1e-2 is "eps"."""
+    norms use eps = 1e-2 is "eps". The provided forward() builds the reference and both ports as here."""
     probes, p = _probes(student), _params(2)
     got = _diagnose(student, probes, p, lambda q: _block(q, p, final=False))
     assert got == "missing_final_norm", f"diagnose named the port without a final norm {got!r}"
     got = _diagnose(student, probes, p, lambda q: _block(q, p, eps=1e-2))
     assert got == "eps", f"diagnose named the eps port {got!r}"
+    x = np.random.default_rng(4).standard_normal((3, WIDTH))
+    wants = {"match": _block(x, p), "eps": _block(x, p, eps=1e-2), "missing_final_norm": _block(x, p, final=False)}
+    for mismatch, want in wants.items():
+        got = np.asarray(student.forward(x, p, mismatch))
+        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=1e-12), (
+            f"forward(x, params, {mismatch!r}) changed: it is provided, keep it as it was"
+        )

@@ -18,15 +18,7 @@ from grader.reference import Reference
 from grader.vocabulary import safe_type_name
 
 WIDTH, MAX_PROBES, MAX_ROWS = 16, 16, 64
-LABELS = (
-    "norm_type",
-    "eps",
-    "placement",
-    "offset_gain",
-    "missing_final_norm",
-    "residual_on_normalized",
-    "match",
-)
+LABELS = ("norm_type", "eps", "placement", "offset_gain", "missing_final_norm", "residual_on_normalized", "match")
 WHAT = "diagnose(probes, reference_outputs, port_outputs)"
 
 Setup = dict[str, float]
@@ -90,6 +82,12 @@ def usable_probes(answer: Any) -> list[np.ndarray]:
     return [np.array(probe, dtype=np.float64, copy=True) for probe in answer]
 
 
+def rounded(output: Any, rng: np.random.Generator) -> np.ndarray:
+    """A port's output as another framework would round it: a few units in the last place off."""
+    out = np.asarray(output, dtype=np.float64)
+    return np.asarray(out * (1.0 + 4e-16 * rng.standard_normal(out.shape)))
+
+
 def hints(truth: str) -> list[tuple[str, str]]:
     """(a wrong label, the hint it earns) for a port whose mismatch is ``truth``."""
     specific = {
@@ -105,7 +103,7 @@ def detect(student: StudentProxy, reference: Reference, rng: np.random.Generator
     for truth, setup in CASES[case]:
         params = draw(rng, setup)
         ref = [np.asarray(reference.forward(p, params), dtype=np.float64) for p in probes]
-        port = [np.asarray(reference.forward(p, params, truth), dtype=np.float64) for p in probes]
+        port = [rounded(reference.forward(p, params, truth), rng) for p in probes]
         label = student.diagnose([p.copy() for p in probes], ref, port)
         if isinstance(label, str) and label not in LABELS:
             raise Mismatch([Message("check.porting_label")])
