@@ -38,6 +38,18 @@ def test_every_hidden_test_mixes_kinds_and_covers_every_label():
     assert {label for ports in suite.CASES.values() for label, _ in ports} == set(suite.LABELS)
 
 
+def test_hidden_ports_go_beyond_the_public_ones():
+    """The public tests show eps and missing_final_norm ports (and a match) of one draw; the hidden
+    ones add the other four kinds, other eps values, unit gains and a strong sublayer."""
+    public = (course.exercises_dir() / "test_porting.py").read_text()
+    hidden = {label for ports in suite.CASES.values() for label, _ in ports}
+    shown = {label for label in suite.LABELS if f'"{label}"' in public}
+    assert shown == {"eps", "match", "missing_final_norm"}
+    assert len(hidden - shown) == 4
+    eps_values = {setup.get(key) for ports in suite.CASES.values() for _, setup in ports for key in ("eps", "port_eps")}
+    assert {1e-8, 1e-4, 1e-3} <= eps_values
+
+
 @pytest.mark.parametrize("case", sorted(suite.CASES))
 def test_the_reference_detective_names_every_hidden_port_on_many_draws(reference, case):
     """Not only on the suite's seed: on 40 other draws of every hidden setup."""
