@@ -37,6 +37,7 @@ EXERCISES: dict[str, tuple[str, ...]] = {
         "block_backward",
         "gradient_path",
     ),
+    "porting": ("forward", "probes", "diagnose"),
 }
 
 MODULE_OF: dict[str, str] = {fn: module for module, fns in EXERCISES.items() for fn in fns}
@@ -49,6 +50,7 @@ USES: dict[str, tuple[str, ...]] = {
     "stack": ("rmsnorm",),
     "compare": ("rmsnorm", "layernorm"),
     "gradient_path": ("rmsnorm", "rmsnorm_backward"),
+    "porting": ("rmsnorm", "layernorm"),
 }
 """Exercise -> the graded functions of other exercises its functions call (as the stubs import
 them): a failure there may come from one of those."""

@@ -35,6 +35,16 @@ def _canonical_calls() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
     )
     reference = Reference(course.solutions_dir())
     params = reference.init_params(n_layers=2, C=8, seed=1)
+    port = {
+        "eps": 1e-6,
+        "port_eps": 1e-5,
+        "weight_1": 1 + 0.2 * rng.standard_normal(16),
+        "weight_f": 1 + 0.2 * rng.standard_normal(16),
+        "w": rng.standard_normal((16, 16)) / 4,
+        "b": rng.standard_normal(16),
+    }
+    probes = reference.probes()
+    outputs = {m: [reference.forward(p, port, m) for p in probes] for m in ("match", "eps")}
     reference.close()
     linear = Sublayer("linear", w=rng.standard_normal((8, 8)) * 0.3)
     config = json.loads((course.exercises_dir() / "configs" / "llama-2-7b.json").read_text())
@@ -63,6 +73,9 @@ def _canonical_calls() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "block_forward": ((x, params["w_o"][0], beta, "pre"), {}),
         "block_backward": ((dout, x, params["w_o"][0], beta, "post"), {}),
         "gradient_path": ((x, params["w_o"][:2], np.stack([beta, beta]), "pre"), {}),
+        "forward": ((rng.standard_normal((3, 16)), port, "eps"), {}),
+        "probes": ((), {}),
+        "diagnose": ((probes, outputs["match"], outputs["eps"]), {}),
     }
 
 
