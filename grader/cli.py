@@ -222,6 +222,13 @@ def release(course_dir: str | None, assignment: str, student_zip: str | None) ->
     help="Grade on a Dask distributed cluster (tcp://host:port) instead of local processes.",
 )
 @click.option("--force", is_flag=True, help="Regrade every submission, even those already done.")
+@click.option(
+    "--student",
+    "students",
+    multiple=True,
+    metavar="NAME",
+    help="Grade only this student (repeatable), again even if done; the others are left as they are.",
+)
 @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
 @common
 def autograde(
@@ -230,12 +237,15 @@ def autograde(
     jobs: int | None,
     scheduler: str | None,
     force: bool,
+    students: tuple[str, ...],
     no_progress: bool,
     lang: str | None,
     require_sandbox: bool | None,
 ) -> None:
     """Grade every submitted/<student>/ASSIGNMENT/ in the sandbox and write the grades into
-    nbgrader's gradebook, autograded/ and feedback/. A re-run resumes where it stopped.
+    nbgrader's gradebook, autograded/ and feedback/. A re-run resumes where it stopped; when
+    only the due date, an extension or the late policy changed, the stored verdicts are
+    re-scored without grading again.
 
     Exits 0 when every submission was graded, 3 when any was not (those get no score; the
     others are graded).
@@ -245,6 +255,7 @@ def autograde(
     from grader.runner import Options
 
     root = Path(course_dir)
+    _check_students(root, assignment, students)
     settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
     counts = dict.fromkeys(State, 0)
     try:
@@ -255,20 +266,41 @@ def autograde(
             scheduler=scheduler,
             force=force,
             progress=not no_progress,
+            students=frozenset(students),
         )
         for outcome in outcomes:
             counts[outcome.state] += 1
-            if outcome.state is State.GRADED:
-                click.echo(clean_text(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"))
-            elif outcome.state is State.FAILED:
-                click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
+            _echo_outcome(outcome)
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
+    rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
     click.echo(
         f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
-        f"{counts[State.FAILED]} not graded"
+        f"{counts[State.FAILED]} not graded{rescored}"
     )
     sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
+
+
+def _check_students(root: Path, assignment: str, students: tuple[str, ...]) -> None:
+    """Every --student must have handed something in: a typo is a usage error, not a grade."""
+    missing = [name for name in students if not (root / "submitted" / name / assignment).is_dir()]
+    if missing:
+        names = ", ".join(clean_text(name)[:100] for name in missing)
+        raise UsageExit(f"no submitted/<student>/{assignment}/ folder for: {names}")
+
+
+def _echo_outcome(outcome: Any) -> None:
+    from grader.classgrade import State
+
+    if outcome.state in (State.GRADED, State.RESCORED):
+        line = f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"
+        if outcome.penalty:
+            line += f" (late penalty -{outcome.penalty:g}: {max(0.0, outcome.score - outcome.penalty):g})"
+        if outcome.state is State.RESCORED:
+            line += " re-scored"
+        click.echo(clean_text(line))
+    elif outcome.state is State.FAILED:
+        click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
 
 
 @main.command(short_help="Build a Gradescope autograder zip.", epilog=EXIT_CODES)

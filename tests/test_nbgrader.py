@@ -269,3 +269,101 @@ def test_a_dask_cluster_on_loopback_grades_the_same(course, secure):
     assert "7 graded" in out.stdout
     _, secure_grades, _ = secure
     assert exported(copy) == secure_grades
+
+
+# -- late submissions, re-scoring and regrading one student ----------------------------------
+
+DUE = "2026-11-20 12:00:00 UTC"  # alice hands in at 10:00 (on time), bob the next day (late)
+
+
+def exported_rows(course: Path) -> dict[str, dict[str, str]]:
+    nbgrader("export", cwd=course)
+    with open(course / "grades.csv", newline="") as handle:
+        return {row["student_id"]: row for row in csv.DictReader(handle)}
+
+
+def _set_policy(course: Path, lines: str) -> None:
+    with open(course / "nbgrader_config.py", "a") as handle:
+        handle.write("\n" + lines + "\n")
+
+
+@pytest.fixture(scope="module")
+def late(course):
+    """Alice on time, bob a day late, nbgrader's zero-for-late policy: graded both ways."""
+    base = course.parent / "late"
+    shutil.copytree(course, base)
+    for student in os.listdir(base / "submitted"):
+        if student not in ("alice", "bob"):
+            shutil.rmtree(base / "submitted" / student)
+    (base / "submitted" / "bob" / ASSIGNMENT / "timestamp.txt").write_text("2026-11-21 10:00:00.000000 UTC")
+    nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", DUE, cwd=base)
+    _set_policy(base, 'c.LateSubmissionPlugin.penalty_method = "zero"')
+    native = course.parent / "late-native"
+    shutil.copytree(base, native)
+    nbgrader("autograde", ASSIGNMENT, "--create", cwd=native)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    return base, native, out.stdout
+
+
+def test_late_policy_is_nbgraders_own_with_the_same_numbers(late):
+    base, native, stdout = late
+    ours, theirs = exported_rows(base), exported_rows(native)
+    for student in ("alice", "bob"):
+        for column in ("raw_score", "late_submission_penalty", "score"):
+            assert float(ours[student][column]) == float(theirs[student][column]), (student, column)
+    assert float(ours["bob"]["raw_score"]) > 0 and float(ours["bob"]["score"]) == 0
+    assert float(ours["alice"]["late_submission_penalty"]) == 0
+    assert "late penalty" in stdout
+    page = (base / "feedback" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    assert "Handed in late" in page
+    assert "Handed in late" not in (base / "feedback" / "alice" / ASSIGNMENT / "normlab-feedback.html").read_text()
+
+
+def test_a_new_due_date_or_policy_rescores_without_grading_again(late):
+    base, _, _ = late
+    reports = base / "normlab" / ASSIGNMENT / "reports"
+    stamps = {p.name: p.stat().st_mtime_ns for p in reports.iterdir()}
+    raw = float(exported_rows(base)["bob"]["raw_score"])
+
+    nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", "2026-11-22 12:00:00 UTC", cwd=base)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded" in out and "re-scored" in out, out
+    assert float(exported_rows(base)["bob"]["score"]) == raw
+    assert "Handed in late" not in (base / "feedback" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
+
+    nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", DUE, cwd=base)
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    assert float(exported_rows(base)["bob"]["score"]) == 0
+
+    _set_policy(base, 'c.LateSubmissionPlugin.penalty_method = "none"')
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "re-scored" in out and float(exported_rows(base)["bob"]["score"]) == raw
+    again = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded, 2 unchanged" in again and "re-scored" not in again
+    assert {p.name: p.stat().st_mtime_ns for p in reports.iterdir()} == stamps  # the sandbox never ran again
+
+
+def test_one_student_is_regraded_on_request(late):
+    base, _, _ = late
+    reports = base / "normlab" / ASSIGNMENT / "reports"
+    before = {name: (reports / f"{name}.json").stat().st_mtime_ns for name in ("alice", "bob")}
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--student", "bob", "--no-progress", cwd=ROOT)
+    assert "1 graded, 0 unchanged" in out.stdout and "alice" not in out.stdout, out.stdout
+    assert (reports / "bob.json").stat().st_mtime_ns != before["bob"]
+    assert (reports / "alice.json").stat().st_mtime_ns == before["alice"]
+    both = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--student", "bob", "--student", "alice", cwd=ROOT)
+    assert "2 graded" in both.stdout
+    typo = run(
+        sys.executable,
+        "-m",
+        "grader",
+        "autograde",
+        ASSIGNMENT,
+        "--course-dir",
+        base,
+        "--student",
+        "bobb",
+        cwd=ROOT,
+        check=False,
+    )
+    assert typo.returncode == 2 and "bobb" in typo.stderr

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -143,21 +143,45 @@ class NbgraderPublisher:
         self.released_path = self.course.released_notebook()
         self.released: Any = nbformat.read(str(self.released_path), as_version=4)
         self.config = gradebook.course_config(self.course.root)
+        self.terms, self.extensions = gradebook.scoring_state(self.config, self.course.assignment)
 
-    def publish(self, submitted: Submitted, report: Report) -> None:
+    def scoring_key(self, submitted: Submitted) -> str:
+        """The due date, the late policy, this student's extension and hand-in time."""
+        extension = self.extensions.get(submitted.student, "")
+        return key_of(self.terms.encode(), extension.encode(), (submitted.timestamp or "").encode())
+
+    def publish(self, submitted: Submitted, report: Report) -> float:
         import nbformat
 
         course, student = self.course, submitted.student
         student_nb = gradebook.read_student_notebook(submitted.path)
         answered = gradebook.answered_cells(self.released, student_nb)
-        gradebook.record(self.config, course.assignment, student, report, answered, submitted.timestamp)
+        penalty = gradebook.record(self.config, course.assignment, student, report, answered, submitted.timestamp)
         autograded = course.root / "autograded" / student / course.assignment
         nb = gradebook.autograded_notebook(self.released, student_nb, report, self.lang)
         write_atomic(autograded / self.released_path.name, nbformat.writes(nb))
         if submitted.timestamp is not None:
             write_atomic(autograded / "timestamp.txt", submitted.timestamp)
         feedback = course.root / "feedback" / student / course.assignment / "normlab-feedback.html"
-        write_atomic(feedback, feedback_html(report, student=student, assignment=course.assignment, lang=self.lang))
+        page = feedback_html(
+            report,
+            student=student,
+            assignment=course.assignment,
+            lang=self.lang,
+            late_penalty=penalty,
+            manual_points=self.manual_points,
+        )
+        write_atomic(feedback, page)
+        return penalty
+
+    @property
+    def manual_points(self) -> float:
+        """The points of the written answers, graded by hand in formgrader."""
+        return sum(
+            float(cell.metadata["nbgrader"].get("points", 0))
+            for cell in self.released.cells
+            if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "markdown"
+        )
 
 
 def autograde(
@@ -169,11 +193,14 @@ def autograde(
     scheduler: str | None = None,
     force: bool = False,
     progress: bool = True,
+    students: frozenset[str] = frozenset(),
 ) -> Iterator[StudentOutcome]:
-    """Grade every submission of ``assignment``; yield one outcome per student."""
+    """Grade every submission of ``assignment`` (or only ``students``'s, graded again even if
+    done); yield one outcome per student."""
     options = options or Options()
     with tempfile.TemporaryDirectory(prefix="normlab-staging-") as staging:
         course = NbgraderCourse(course_dir.resolve(), assignment, Path(staging))
         publisher = NbgraderPublisher(course, options.settings.lang)
         run = ClassRun(course, publisher, options, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
+        run = replace(run, students=students)
         yield from grade_class(run)

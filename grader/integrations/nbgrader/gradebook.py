@@ -39,18 +39,22 @@ class CourseConfig:
     root: Path
     course_id: str
     db_url: str
+    config: Any = None
+    """The whole traitlets configuration of the course (``nbgrader_config.py``), for the parts
+    of nbgrader normlab runs as they are (the late-submission plugin)."""
 
 
 def course_config(root: Path) -> CourseConfig:
     """Read the course's ``nbgrader_config.py`` the way nbgrader does."""
     from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
     from traitlets.config.loader import PyFileConfigLoader
 
     config_file = root / "nbgrader_config.py"
-    config = PyFileConfigLoader(config_file.name, path=str(root)).load_config() if config_file.exists() else None
-    coursedir = CourseDirectory(config=config) if config is not None else CourseDirectory()
+    config = PyFileConfigLoader(config_file.name, path=str(root)).load_config() if config_file.exists() else Config()
+    coursedir = CourseDirectory(config=config)
     coursedir.root = str(root)
-    return CourseConfig(root=root, course_id=coursedir.course_id, db_url=coursedir.db_url)
+    return CourseConfig(root=root, course_id=coursedir.course_id, db_url=coursedir.db_url, config=config)
 
 
 def _ensure_alembic_on_path() -> None:
@@ -76,8 +80,9 @@ def cell_scores(report: Report) -> dict[str, float]:
 
 def record(
     config: CourseConfig, assignment: str, student: str, report: Report, answered: set[str], timestamp: str | None
-) -> None:
-    """Write one student's grades into the gradebook (idempotent)."""
+) -> float:
+    """Write one student's grades into the gradebook (idempotent), then apply the course's late
+    policy as ``nbgrader autograde`` does; returns the late penalty (0 when on time)."""
     from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.utils import parse_utc
 
@@ -107,6 +112,50 @@ def record(
                     grade.auto_score = None if cell.name in answered else 0.0
                     grade.needs_manual_grade = cell.name in answered and grade.manual_score is None
         gb.db.commit()
+        return _late_penalty(gb, config, assignment, student)
+
+
+def _late_penalty(gb: Any, config: CourseConfig, assignment: str, student: str) -> float:
+    """nbgrader's own late policy on one submission: its ``AssignLatePenalties`` preprocessor,
+    configured from the course (``c.AssignLatePenalties.plugin_class``,
+    ``c.LateSubmissionPlugin.penalty_method`` ...), run step for step as ``nbgrader autograde``
+    runs it on each notebook: the plugin's penalty, clamped to [0, the notebook's score]."""
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    assigner = AssignLatePenalties(config=config.config)
+    assigner.init_plugin()
+    submission = gb.find_submission(assignment, student)
+    seconds_late = submission.total_seconds_late
+    total = 0.0
+    for notebook in submission.notebooks:
+        notebook.late_submission_penalty = None
+        if seconds_late > 0:
+            penalty = assigner.plugin_inst.late_submission_penalty(student, notebook.score, seconds_late)
+            if penalty is not None:
+                notebook.late_submission_penalty = assigner._check_late_penalty(notebook, penalty)
+                total += float(notebook.late_submission_penalty)
+    gb.db.commit()
+    return total
+
+
+def scoring_state(config: CourseConfig, assignment: str) -> tuple[str, dict[str, str]]:
+    """What scores depend on beyond the verdicts: the assignment's due date and the course's
+    late policy (one text for the class), and each student's extension. A change re-scores."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    policy = {
+        name: repr(sorted((key, repr(value)) for key, value in config.config.get(name, {}).items()))
+        for name in ("AssignLatePenalties", "LateSubmissionPlugin")
+    }
+    _ensure_alembic_on_path()
+    with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
+        warnings.simplefilter("ignore", category=Warning)
+        try:
+            stored = gb.find_assignment(assignment)
+        except MissingEntry:
+            return repr(policy), {}
+        extensions = {s.student.id: repr(s.extension) for s in stored.submissions}
+        return repr((policy, repr(stored.duedate))), extensions
 
 
 # -- the autograded notebook --------------------------------------------------------------------
@@ -197,4 +246,4 @@ def autograded_notebook(
     return nb
 
 
-__all__ = ["autograded_notebook", "cell_scores", "course_config", "record"]
+__all__ = ["autograded_notebook", "cell_scores", "course_config", "record", "scoring_state"]
