@@ -194,10 +194,17 @@ def release(course_dir: str | None, assignment: str, student_zip: str | None) ->
     if not course_dir and not student_zip:
         raise UsageExit("give --course-dir, --student-zip or both")
     if course_dir:
-        from grader.integrations.nbgrader.release import write_course
+        from grader.integrations.nbgrader.release import ReleaseRefused, write_course
 
-        for written in write_course(Path(course_dir), assignment):
+        lang = settings_from().lang
+        try:
+            release = write_course(Path(course_dir), assignment)
+        except ReleaseRefused as exc:
+            raise UsageExit(render(exc.message, lang)) from exc
+        for written in release.paths:
             click.echo(f"wrote {written}")
+        for note in release.notes:
+            click.echo(render(note, lang))
         click.echo(f"next: cd {course_dir} && nbgrader generate_assignment {assignment}")
     if student_zip:
         from grader.integrations.student_zip import write_student_zip

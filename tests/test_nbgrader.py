@@ -367,3 +367,51 @@ def test_one_student_is_regraded_on_request(late):
         check=False,
     )
     assert typo.returncode == 2 and "bobb" in typo.stderr
+
+
+# -- releasing into an existing course -------------------------------------------------------
+
+EDITED = (
+    'c = get_config()  # noqa\nc.CourseDirectory.course_id = "phys101"\nc.ExecutePreprocessor.timeout = 300\n# mine\n'
+)
+
+
+def test_release_joins_an_existing_course_and_keeps_its_config(tmp_path):
+    import nbformat
+
+    base = tmp_path / "course"
+    (base / "source" / "ps1").mkdir(parents=True)
+    ps1 = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Problem set 1")])
+    nbformat.write(ps1, str(base / "source" / "ps1" / "ps1.ipynb"))
+    config = base / "nbgrader_config.py"
+    config.write_text(EDITED)
+    out = normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT).stdout
+    text = config.read_text()
+    assert text.startswith(EDITED)  # every line of the instructor's kept, in place
+    assert "c.OverwriteCells.add_missing_cells = True" in text and text.count("course_id") == 1
+    assert "ExecutePreprocessor.timeout = 120" not in text and "Kept your ExecutePreprocessor.timeout = 300" in out
+    normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)
+    assert config.read_text() == text  # a second release changes nothing
+    for assignment in ("ps1", ASSIGNMENT):
+        nbgrader("generate_assignment", assignment, cwd=base)
+    listed = nbgrader("db", "assignment", "list", cwd=base).stdout
+    assert "ps1" in listed and ASSIGNMENT in listed
+    assert (base / "release" / "ps1" / "ps1.ipynb").is_file() and (
+        base / "release" / ASSIGNMENT / "lab.ipynb"
+    ).is_file()
+
+    def refused(*args):
+        out = run(sys.executable, "-m", "grader", "release", "--course-dir", base, *args, cwd=ROOT, check=False)
+        assert out.returncode == 2, out
+        return out.stderr
+
+    before = (base / "source" / "ps1" / "ps1.ipynb").read_bytes()
+    assert "ps1.ipynb, which normlab did not write" in refused("--assignment", "ps1")
+    assert (base / "source" / "ps1" / "ps1.ipynb").read_bytes() == before and not (
+        base / "source" / "ps1" / "lab.ipynb"
+    ).exists()
+    config.write_text(EDITED + "c.Oops(\n")
+    assert "cannot be read as an nbgrader config" in refused("--assignment", ASSIGNMENT)
+    assert config.read_text() == EDITED + "c.Oops(\n"
+    config.write_text(EDITED + f"c.CourseDirectory.root = {str(tmp_path / 'elsewhere')!r}\n")
+    assert "another course directory" in refused("--assignment", ASSIGNMENT)
