@@ -172,7 +172,16 @@ def grade(
     fmt = "json" if as_json else (fmt or "text")
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
     report = _grade(path, ("public",) if public_only else ("public", "hidden"), settings, select)
-    _emit(reporters.render_report(report, fmt, settings.lang), output)
+    _emit(reporters.render_report(report, fmt, settings.lang, _manual_points(Path(path))), output)
+
+
+def _manual_points(path: Path) -> float:
+    """The written answers' points, graded by hand: a notebook of the lab has them."""
+    if path.suffix != ".ipynb":
+        return 0.0
+    from grader.integrations.nbgrader.release import questions
+
+    return sum(q.points for q in questions())
 
 
 @main.command(short_help="Release: nbgrader course and/or student zip.", epilog=EXIT_CODES)

@@ -415,3 +415,16 @@ def test_release_joins_an_existing_course_and_keeps_its_config(tmp_path):
     assert config.read_text() == EDITED + "c.Oops(\n"
     config.write_text(EDITED + f"c.CourseDirectory.root = {str(tmp_path / 'elsewhere')!r}\n")
     assert "another course directory" in refused("--assignment", ASSIGNMENT)
+
+
+def test_feedback_and_report_say_which_points_are_left_to_grade_by_hand(course, late):
+    from grader.integrations.nbgrader.release import questions
+
+    manual = sum(q.points for q in questions())
+    sentence = f"{manual:g} more points, for the written answers, are still to be graded by hand"
+    base, _, _ = late
+    for student in ("alice", "bob"):
+        assert sentence in (base / "feedback" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
+    notebook = normlab("grade", course / "release" / ASSIGNMENT / "lab.ipynb", cwd=ROOT).stdout
+    assert sentence in notebook.splitlines()[-1]
+    assert "graded by hand" not in normlab("grade", ROOT / "solutions", "-k", "rmsnorm", cwd=ROOT).stdout

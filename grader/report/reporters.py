@@ -44,8 +44,9 @@ def isolation_summary(report: Report, lang: str) -> str:
     return line
 
 
-def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
-    """A table per exercise, then each failure's explanation, then the total."""
+def to_text(report: Report, lang: str = "en", width: int = 88, manual_points: float = 0.0) -> str:
+    """A table per exercise, then each failure's explanation, then the total (and the points
+    of written answers still to be graded by hand, when there are some)."""
     out = [
         render(Message("report.title", {"submission": report.submission, "suites": " + ".join(report.suites)}), lang)
     ]
@@ -69,6 +70,8 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     out.append(
         render(Message("report.total", {"score": points(report.score), "max_score": points(report.max_score)}), lang)
     )
+    if manual_points:
+        out.append(render(Message("feedback.manual_points", {"points": points(manual_points)}), lang))
     return "\n".join(out) + "\n"
 
 
@@ -121,8 +124,10 @@ def to_csv(report: Report) -> str:
     return buf.getvalue()
 
 
-def render_report(report: Report, fmt: str, lang: str = "en") -> str:
+def render_report(report: Report, fmt: str, lang: str = "en", manual_points: float = 0.0) -> str:
     """Dispatch on the format name (one of :data:`FORMATS`)."""
     if fmt == "csv":
         return to_csv(report)
+    if fmt == "text":
+        return to_text(report, lang, manual_points=manual_points)
     return {"text": to_text, "json": to_json, "gradescope": to_gradescope}[fmt](report, lang)
