@@ -172,7 +172,10 @@ def grade(
     fmt = "json" if as_json else (fmt or "text")
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
     report = _grade(path, ("public",) if public_only else ("public", "hidden"), settings, select)
-    _emit(reporters.render_report(report, fmt, settings.lang, _manual_points(Path(path))), output)
+    text = reporters.render_report(
+        report, fmt, settings.lang, _manual_points(Path(path)), settings.gradescope_visibility
+    )
+    _emit(text, output)
 
 
 def _manual_points(path: Path) -> float:
@@ -328,11 +331,25 @@ def _echo_outcome(outcome: Any) -> None:
     show_default=True,
     help="The zip to write.",
 )
-def gradescope(output: str) -> None:
-    """Build a Gradescope autograder bundle (setup.sh, run_autograder and normlab itself)."""
+@click.option(
+    "--course-dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="Ship this course's normlab.toml in the bundle (language, packages, limits, [gradescope] visibility).",
+)
+def gradescope(output: str, course_dir: str | None) -> None:
+    """Build a Gradescope autograder bundle (setup.sh, run_autograder, normlab itself, the
+    dependencies pinned to this environment's versions, and the course file if given)."""
     from grader.integrations.gradescope import write_bundle
+    from grader.settings import COURSE_FILE
 
-    click.echo(f"wrote {write_bundle(Path(output))}")
+    course_file = Path(course_dir) / COURSE_FILE if course_dir else None
+    if course_file is not None and not course_file.is_file():
+        raise UsageExit(f"{course_file} does not exist: run normlab release --course-dir {course_dir} first")
+    try:
+        click.echo(f"wrote {write_bundle(Path(output), course_file)}")
+    except SettingsError as exc:
+        raise UsageExit(str(exc)) from exc
 
 
 @main.command(short_help="Check every isolation layer from inside a worker.", epilog=EXIT_CODES)
