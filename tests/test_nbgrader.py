@@ -208,7 +208,7 @@ def test_manual_questions_reach_formgrader(secure):
 def test_feedback_is_written_and_leaks_nothing(secure, native):
     course, _, _ = secure
     for student in ("alice", "bob", "carol", "dave", "erin", "frank", "grace"):
-        page = (course / "feedback" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
+        page = (course / "autograded" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
         assert "<table>" in page
         # Students who submitted the reference's code may see their own code in tracebacks.
         assert leaks(page, solutions=student in ("carol", "erin", "grace")) == [], student
@@ -314,9 +314,9 @@ def test_late_policy_is_nbgraders_own_with_the_same_numbers(late):
     assert float(ours["bob"]["raw_score"]) > 0 and float(ours["bob"]["score"]) == 0
     assert float(ours["alice"]["late_submission_penalty"]) == 0
     assert "late penalty" in stdout
-    page = (base / "feedback" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    page = (base / "autograded" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
     assert "Handed in late" in page
-    assert "Handed in late" not in (base / "feedback" / "alice" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    assert "Handed in late" not in (base / "autograded" / "alice" / ASSIGNMENT / "normlab-feedback.html").read_text()
 
 
 def test_a_new_due_date_or_policy_rescores_without_grading_again(late):
@@ -329,7 +329,7 @@ def test_a_new_due_date_or_policy_rescores_without_grading_again(late):
     out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
     assert "0 graded" in out and "re-scored" in out, out
     assert float(exported_rows(base)["bob"]["score"]) == raw
-    assert "Handed in late" not in (base / "feedback" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    assert "Handed in late" not in (base / "autograded" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
 
     nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", DUE, cwd=base)
     normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
@@ -424,7 +424,49 @@ def test_feedback_and_report_say_which_points_are_left_to_grade_by_hand(course, 
     sentence = f"{manual:g} more points, for the written answers, are still to be graded by hand"
     base, _, _ = late
     for student in ("alice", "bob"):
-        assert sentence in (base / "feedback" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
+        assert sentence in (base / "autograded" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
     notebook = normlab("grade", course / "release" / ASSIGNMENT / "lab.ipynb", cwd=ROOT).stdout
     assert sentence in notebook.splitlines()[-1]
     assert "graded by hand" not in normlab("grade", ROOT / "solutions", "-k", "rmsnorm", cwd=ROOT).stdout
+
+
+# -- feedback through nbgrader's own exchange ------------------------------------------------
+
+
+def test_feedback_goes_round_trip_through_nbgraders_exchange(course, tmp_path):
+    import stat
+
+    base = course.parent / "exchange-course"
+    shutil.copytree(course, base)
+    shutil.rmtree(base / "submitted")
+    exchange, home = tmp_path / "exchange", tmp_path / "alice"
+    exchange.mkdir(mode=0o777)
+    home.mkdir()
+    _set_policy(base, f"c.Exchange.root = {str(exchange)!r}")
+    (home / "nbgrader_config.py").write_text(
+        f'c = get_config()  # noqa\nc.CourseDirectory.course_id = "normlab"\nc.Exchange.root = {str(exchange)!r}\n'
+        f"c.Exchange.cache = {str(tmp_path / 'cache')!r}\n"
+    )
+    nbgrader("release_assignment", ASSIGNMENT, cwd=base)
+    nbgrader("fetch_assignment", ASSIGNMENT, cwd=home)
+    fetched = home / ASSIGNMENT / "lab.ipynb"
+    save(filled(load(fetched), load(base / "source" / ASSIGNMENT / "lab.ipynb")), fetched)
+    nbgrader("submit", ASSIGNMENT, "--student", "alice", cwd=home)
+    nbgrader("collect", ASSIGNMENT, cwd=base)
+    assert (base / "submitted" / "alice" / ASSIGNMENT / "submission_secret.txt").is_file()
+
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    nbgrader("generate_feedback", ASSIGNMENT, cwd=base)
+    nbgrader("generate_feedback", ASSIGNMENT, "--force", cwd=base)  # --force keeps normlab's page too
+    feedback = base / "feedback" / "alice" / ASSIGNMENT
+    assert (feedback / "lab.html").is_file() and (feedback / "normlab-feedback.html").is_file()
+    nbgrader("release_feedback", ASSIGNMENT, cwd=base)
+    released = list((exchange / "normlab" / "feedback").glob("*.html"))
+    assert released and all(p.stat().st_mode & stat.S_IROTH for p in released)  # readable by the student
+
+    nbgrader("fetch_feedback", ASSIGNMENT, "--student", "alice", cwd=home)
+    pages = list((home / ASSIGNMENT / "feedback").rglob("lab.html"))
+    assert len(pages) == 1, list((home / ASSIGNMENT).rglob("*"))
+    text = pages[0].read_text()
+    assert "Score from automatic tests" in text and "normlab" in text
+    assert leaks(text, solutions=False) == []

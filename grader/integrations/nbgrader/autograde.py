@@ -27,6 +27,11 @@ from grader.report.store import key_of, write_atomic
 from grader.runner import Options
 from grader.sandbox.inside.protocol import clean_text
 
+FEEDBACK_PAGE = "normlab-feedback.html"
+SECRET = "submission_secret.txt"
+"""What ``nbgrader submit`` leaves beside the notebook; ``release_feedback`` needs it to name the
+feedback file only the student can find."""
+SECRET_BYTES = 1024
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
 """A student folder name the gradebook, the file system and every report can carry."""
 TIMESTAMP_BYTES = 1024
@@ -101,6 +106,9 @@ class NbgraderCourse:
             path = self.staging / student / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
+            secret = self._read(f"{folder}/{SECRET}", SECRET_BYTES, notes) if SECRET in inside else None
+            if secret is not None:
+                (path.parent / SECRET).write_bytes(secret)
         return Submitted(student, path, key, tuple(notes), timestamp)
 
     def _read(self, relative: str, limit: int, notes: list[Message]) -> bytes | None:
@@ -109,6 +117,13 @@ class NbgraderCourse:
         except files.Unreadable as exc:
             notes.append(Message("submission.not_read", {"path": relative.rsplit("/", 1)[-1], "reason": str(exc)}))
             return None
+
+
+def _write_readable(path: Path, text: str) -> None:
+    """Write atomically, readable by all like the files nbgrader writes (feedback is copied to
+    the exchange with its mode, and a student must be able to read it)."""
+    write_atomic(path, text)
+    path.chmod(0o644)
 
 
 def _only_notebook(entries: dict[str, str]) -> str | None:
@@ -151,18 +166,17 @@ class NbgraderPublisher:
         return key_of(self.terms.encode(), extension.encode(), (submitted.timestamp or "").encode())
 
     def publish(self, submitted: Submitted, report: Report) -> float:
+        """The gradebook, then ``autograded/<student>/<assignment>/`` as nbgrader's own autograde
+        leaves it (the notebook, ``timestamp.txt``, ``submission_secret.txt``) plus normlab's
+        feedback page, which ``nbgrader generate_feedback`` copies into ``feedback/`` and which
+        the autograded notebook also shows in its first cell (so the student's ``lab.html``
+        carries it through ``release_feedback`` and ``fetch_feedback``)."""
         import nbformat
 
         course, student = self.course, submitted.student
         student_nb = gradebook.read_student_notebook(submitted.path)
         answered = gradebook.answered_cells(self.released, student_nb)
         penalty = gradebook.record(self.config, course.assignment, student, report, answered, submitted.timestamp)
-        autograded = course.root / "autograded" / student / course.assignment
-        nb = gradebook.autograded_notebook(self.released, student_nb, report, self.lang)
-        write_atomic(autograded / self.released_path.name, nbformat.writes(nb))
-        if submitted.timestamp is not None:
-            write_atomic(autograded / "timestamp.txt", submitted.timestamp)
-        feedback = course.root / "feedback" / student / course.assignment / "normlab-feedback.html"
         page = feedback_html(
             report,
             student=student,
@@ -171,7 +185,15 @@ class NbgraderPublisher:
             late_penalty=penalty,
             manual_points=self.manual_points,
         )
-        write_atomic(feedback, page)
+        autograded = course.root / "autograded" / student / course.assignment
+        nb = gradebook.with_feedback(gradebook.autograded_notebook(self.released, student_nb, report, self.lang), page)
+        _write_readable(autograded / self.released_path.name, nbformat.writes(nb))
+        _write_readable(autograded / FEEDBACK_PAGE, page)
+        if submitted.timestamp is not None:
+            _write_readable(autograded / "timestamp.txt", submitted.timestamp)
+        secret = submitted.path.parent / SECRET if submitted.path is not None else None
+        if secret is not None and secret.is_file():
+            _write_readable(autograded / SECRET, secret.read_text(encoding="utf-8", errors="replace"))
         return penalty
 
     @property

@@ -246,4 +246,16 @@ def autograded_notebook(
     return nb
 
 
-__all__ = ["autograded_notebook", "cell_scores", "course_config", "record", "scoring_state"]
+def with_feedback(nb: nbformat.NotebookNode, page: str) -> nbformat.NotebookNode:
+    """The autograded notebook with normlab's feedback page shown in a first cell of its own
+    (the page's body as an HTML output, so ``nbgrader generate_feedback`` renders it into the
+    feedback the student fetches, and formgrader shows it to the person grading)."""
+    body = page.split("<body>", 1)[-1].rsplit("</body>", 1)[0]
+    cell = nbformat.v4.new_code_cell("# normlab's automatic grading: what the student's feedback says")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": body})]
+    cell.metadata["normlab"] = {"feedback": True}
+    nb.cells.insert(0, cell)
+    return nb
+
+
+__all__ = ["autograded_notebook", "cell_scores", "course_config", "record", "scoring_state", "with_feedback"]
