@@ -154,7 +154,8 @@ def scoring_state(config: CourseConfig, assignment: str) -> tuple[str, dict[str,
             stored = gb.find_assignment(assignment)
         except MissingEntry:
             return repr(policy), {}
-        extensions = {s.student.id: repr(s.extension) for s in stored.submissions}
+        # No extension reads the same before a student's first grading and after it.
+        extensions = {s.student.id: repr(s.extension) for s in stored.submissions if s.extension is not None}
         return repr((policy, repr(stored.duedate))), extensions
 
 
