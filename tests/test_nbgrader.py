@@ -470,3 +470,53 @@ def test_feedback_goes_round_trip_through_nbgraders_exchange(course, tmp_path):
     text = pages[0].read_text()
     assert "Score from automatic tests" in text and "normlab" in text
     assert leaks(text, solutions=False) == []
+
+
+# -- the student's own cells in the autograded notebook ---------------------------------------
+
+
+def test_added_cells_are_kept_and_an_extra_markdown_answer_is_flagged(course):
+    from nbgrader.api import Gradebook
+
+    from grader.integrations.nbgrader.release import questions
+
+    base = course.parent / "extra-cells"
+    shutil.copytree(course, base)
+    shutil.rmtree(base / "submitted")
+    first, second = questions()[0].id, questions()[1].id
+    nb = filled(load(base / "release" / ASSIGNMENT / "lab.ipynb"), load(base / "source" / ASSIGNMENT / "lab.ipynb"))
+    for cell in nb["cells"]:  # every answer cell left as released
+        if cell["cell_type"] == "markdown" and cell["metadata"].get("nbgrader", {}).get("solution"):
+            cell["source"] = ""
+    answer = "Pre-norm keeps the residual stream an identity path, so gradients reach early layers."
+    scratch = "probe = rmsnorm(np.ones((2, 4)), np.ones(4))  # my own check"
+    nb["cells"].insert(
+        cell_index(nb, f"{first}-question") + 1, {"cell_type": "markdown", "metadata": {}, "source": answer}
+    )
+    nb["cells"].insert(
+        cell_index(nb, "rmsnorm-rmsnorm") + 1,
+        {
+            "cell_type": "code",
+            "metadata": {"nbgrader": {"grade": True, "grade_id": "mine", "points": 99}},
+            "source": scratch,
+            "outputs": [],
+            "execution_count": None,
+        },
+    )
+    save(nb, base / "submitted" / "heidi" / ASSIGNMENT / "lab.ipynb")
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+
+    autograded = load(base / "autograded" / "heidi" / ASSIGNMENT / "lab.ipynb")
+    sources = ["".join(c["source"]) for c in autograded["cells"]]
+    assert sum(answer in text for text in sources) == 1  # moved into the answer cell, not duplicated
+    assert answer in sources[cell_index(autograded, f"{first}-answer")]
+    kept = autograded["cells"][cell_index(autograded, "rmsnorm-rmsnorm") + 1]
+    assert "".join(kept["source"]) == scratch and "nbgrader" not in kept["metadata"]  # theirs, not a grade cell
+    with Gradebook(f"sqlite:///{base / 'gradebook.db'}") as gb:
+        grades = {g.name: g for g in gb.find_submission_notebook("lab", ASSIGNMENT, "heidi").grades}
+        assert grades[f"{first}-answer"].needs_manual_grade and grades[f"{first}-answer"].auto_score is None
+        assert grades[f"{second}-answer"].auto_score == 0 and not grades[f"{second}-answer"].needs_manual_grade
+        assert "mine" not in grades
+    nbgrader("generate_feedback", ASSIGNMENT, cwd=base)
+    page = (base / "feedback" / "heidi" / ASSIGNMENT / "lab.html").read_text()
+    assert "identity path" in page and "my own check" in page

@@ -8,9 +8,11 @@ review when the student answered.
 
 The autograded notebook that formgrader shows is rebuilt from the *released* notebook (never
 the source, which holds the solutions): each solution cell gets the student's own definition
-of its function (found by name), each answer cell the student's answer (found by grade id),
-and each test cell an output with normlab's verdicts, so nothing about the student's cell
-structure can break it.
+of its function (found by name), each answer cell the student's answer (found by grade id,
+followed by any markdown cell the student added after that question), and each test cell an
+output with normlab's verdicts, so nothing about the student's cell structure can break it.
+The cells the student added are kept, as theirs (text only, without their metadata or
+outputs), after the released cell they followed.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import nbformat
 from grader.faults import GraderFault
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
-from grader.notebook import CELL_CAP, cells, statement_text
+from grader.notebook import CELL_CAP, Cell, cells, statement_text
 from grader.report.reporters import STATUS_MARK
 
 
@@ -200,14 +202,66 @@ def read_student_notebook(path: Path | None) -> dict[str, Any]:
         return {"cells": []}
 
 
+def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, list[Cell]]:
+    """The cells the student added (any cell without a grade id of the released notebook), by
+    the released cell they follow in the student's notebook ("" before the first one)."""
+    known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
+    anchor, extra = "", dict[str, list[Cell]]()
+    for cell in cells(student_nb):
+        grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
+        if grade_id in known:
+            anchor = grade_id
+        elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
+            extra.setdefault(anchor, []).append(cell)
+    return extra
+
+
+def _question_of(anchor: str, answer_ids: set[str]) -> str | None:
+    """The answer cell a student's extra markdown cell belongs to: one that follows a question
+    or its answer cell."""
+    for suffix in ("-question", "-answer"):
+        if anchor.endswith(suffix) and anchor[: -len(suffix)] + "-answer" in answer_ids:
+            return anchor[: -len(suffix)] + "-answer"
+    return None
+
+
+def written_answers(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, str]:
+    """Each written answer by its answer cell's grade id: the answer cell's text, followed by
+    any markdown cell the student added after the question (Decision 8: copied into the
+    question's answer cell, for the person grading)."""
+    answer_ids = {
+        c.metadata["nbgrader"]["grade_id"]
+        for c in released.cells
+        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
+    }
+    found = {gid: text for gid, text in _answers(student_nb).items() if gid in answer_ids}
+    for anchor, added in _extra_cells(released, student_nb).items():
+        target = _question_of(anchor, answer_ids)
+        texts = [cell.source for cell in added if cell.kind == "markdown"]
+        if target is not None and texts:
+            found[target] = "\n\n".join([found[target], *texts] if target in found else texts)
+    return found
+
+
 def answered_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> set[str]:
-    """Grade ids of written-answer cells the student changed from the released stub."""
+    """Grade ids of written-answer cells the student changed from the released stub (to some
+    text), or answered in a markdown cell of their own after the question."""
     stubs = {
         c.metadata["nbgrader"]["grade_id"]: c.source
         for c in released.cells
         if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
     }
-    return {gid for gid, text in _answers(student_nb).items() if gid in stubs and text.strip() != stubs[gid].strip()}
+    written = written_answers(released, student_nb)
+    # A blanked stub is not an answer either.
+    return {gid for gid, text in written.items() if gid in stubs and text.strip() not in ("", stubs[gid].strip())}
+
+
+def _kept(cell: Cell) -> Any:
+    """A cell the student added, kept in the autograded notebook as theirs: its text only (no
+    metadata of theirs reaches nbgrader, no output of theirs is shown as a result)."""
+    if cell.kind == "markdown":
+        return nbformat.v4.new_markdown_cell(cell.source)
+    return nbformat.v4.new_code_cell(cell.source)
 
 
 def _verdict_lines(results: list[CheckResult], lang: str) -> str:
@@ -223,9 +277,13 @@ def _verdict_lines(results: list[CheckResult], lang: str) -> str:
 def autograded_notebook(
     released: nbformat.NotebookNode, student_nb: dict[str, Any], report: Report, lang: str = "en"
 ) -> nbformat.NotebookNode:
-    """The released notebook with the student's code and answers and normlab's verdicts."""
+    """The released notebook with the student's code, answers and added cells, and normlab's
+    verdicts: each released cell in its place, each cell the student added after the released
+    cell it followed (markdown after a question goes into that question's answer)."""
     nb = copy.deepcopy(released)
-    definitions, answers = _definitions(student_nb), _answers(student_nb)
+    definitions, answers = _definitions(student_nb), written_answers(released, student_nb)
+    answer_ids = set(answers)
+    extra = _extra_cells(released, student_nb)
     by_cell = results_by_cell(report)
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
@@ -244,6 +302,12 @@ def autograded_notebook(
                 nbformat.v4.new_output("execute_result", data={"text/plain": repr(float(earned))}, execution_count=1),
             ]
             cell.execution_count = 1
+    merged = [_kept(c) for c in extra.get("", [])]
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        absorbed = _question_of(grade_id, answer_ids) is not None
+        merged += [cell, *(_kept(c) for c in extra.get(grade_id, []) if not (absorbed and c.kind == "markdown"))]
+    nb.cells = merged
     return nb
 
 
