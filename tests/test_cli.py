@@ -138,3 +138,19 @@ def test_check_without_a_path_grades_the_folder_you_are_in(tmp_path):
 def test_check_without_a_path_and_no_exercise_files_here_is_a_usage_error(tmp_path):
     out = run("check", cwd=tmp_path)
     assert out.returncode == 2 and "no exercise files" in out.stderr
+
+
+def test_messages_name_the_students_own_file_and_cell(tmp_path):
+    """A notebook's or a single file's messages name it as the student knows it (its own name,
+    a cell by its number and first line), never the grader's internal copy."""
+    code = "import numpy as np\ndef layernorm(x, gamma, beta, eps=1e-5):\n    raise ValueError('boom')\n"
+    cell = {"cell_type": "code", "metadata": {}, "source": code, "outputs": [], "execution_count": None}
+    notebook = tmp_path / "my_lab.ipynb"
+    notebook.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (tmp_path / "my_lab.py").write_text(code)
+    for path in (notebook, tmp_path / "my_lab.py"):
+        out = run("grade", str(path), "--public-only", "-k", "rmsnorm or layernorm", "--lang", "en")
+        assert f"rmsnorm is not defined in {path.name}." in out.stdout, out.stdout
+        assert "submission.py" not in out.stdout
+    out = run("grade", str(notebook), "--public-only", "-k", "layernorm", "--lang", "en")
+    assert 'File "<cell 1: import numpy as np>", line 3, in layernorm' in out.stdout, out.stdout
