@@ -5,8 +5,9 @@ Settings are read once, here (course file, environment, then these options), and
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -269,35 +270,22 @@ def autograde(
     Exits 0 when every submission was graded, 3 when any was not (those get no score; the
     others are graded).
     """
-    from grader.classgrade import State
     from grader.integrations.nbgrader.autograde import autograde as grade_class
     from grader.runner import Options
 
     root = Path(course_dir)
     _check_students(root, assignment, students)
     settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
-    counts = dict.fromkeys(State, 0)
-    try:
-        outcomes = grade_class(
-            root,
-            assignment,
-            options=Options(settings=settings),
-            scheduler=scheduler,
-            force=force,
-            progress=not no_progress,
-            students=frozenset(students),
-        )
-        for outcome in outcomes:
-            counts[outcome.state] += 1
-            _echo_outcome(outcome)
-    except GraderFault as exc:
-        raise GraderFaultExit(str(exc)) from exc
-    rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
-    click.echo(
-        f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
-        f"{counts[State.FAILED]} not graded{rescored}"
+    outcomes = grade_class(
+        root,
+        assignment,
+        options=Options(settings=settings),
+        scheduler=scheduler,
+        force=force,
+        progress=not no_progress,
+        students=frozenset(students),
     )
-    sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
+    _finish_class(_echo_class(outcomes))
 
 
 def _check_students(root: Path, assignment: str, students: tuple[str, ...]) -> None:
@@ -306,6 +294,32 @@ def _check_students(root: Path, assignment: str, students: tuple[str, ...]) -> N
     if missing:
         names = ", ".join(clean_text(name)[:100] for name in missing)
         raise UsageExit(f"no submitted/<student>/{assignment}/ folder for: {names}")
+
+
+def _echo_class(outcomes: Iterable[Any]) -> dict[Any, int]:
+    """Print each student's outcome as it comes; how many students ended in each state."""
+    from grader.classgrade import State
+
+    counts = dict.fromkeys(State, 0)
+    try:
+        for outcome in outcomes:
+            counts[outcome.state] += 1
+            _echo_outcome(outcome)
+    except GraderFault as exc:
+        raise GraderFaultExit(str(exc)) from exc
+    return counts
+
+
+def _finish_class(counts: dict[Any, int]) -> None:
+    """The class's summary line, and the exit code: 3 when any student was not graded."""
+    from grader.classgrade import State
+
+    rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
+    click.echo(
+        f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
+        f"{counts[State.FAILED]} not graded{rescored}"
+    )
+    sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
 
 
 def _echo_outcome(outcome: Any) -> None:
@@ -320,6 +334,50 @@ def _echo_outcome(outcome: Any) -> None:
         click.echo(clean_text(line))
     elif outcome.state is State.FAILED:
         click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
+
+
+@main.command("grade-class", short_help="Grade a folder of submissions, one per student.", epilog=EXIT_CODES)
+@click.argument("submissions", type=click.Path(file_okay=False, exists=True))
+@click.option(
+    "-o",
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Where reports, feedback pages and grades.csv go (kept between runs, to resume).",
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel gradings (default: one per core).")
+@click.option("--force", is_flag=True, help="Regrade every submission, even those already done.")
+@click.option("--student", "students", multiple=True, metavar="NAME", help="Grade only this student (repeatable).")
+@click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
+@common
+def grade_class(
+    submissions: str,
+    output_dir: str,
+    jobs: int | None,
+    force: bool,
+    students: tuple[str, ...],
+    no_progress: bool,
+    lang: str | None,
+    require_sandbox: bool | None,
+) -> None:
+    """Grade every submission in SUBMISSIONS: <student>.py, <student>.ipynb or a <student>/
+    folder of exercise modules, in the sandbox, in parallel, resumably. Writes a feedback page
+    per student and grades.csv into the output directory.
+
+    Exits 0 when every submission was graded, 3 when any was not.
+    """
+    from grader.classgrade import ClassRun
+    from grader.classgrade import grade_class as run_class
+    from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv
+    from grader.runner import Options
+
+    settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
+    source = FolderClass(Path(submissions).resolve(), Path(output_dir).resolve())
+    run = ClassRun(source, FolderPublisher(source, settings.lang), Options(settings=settings), force=force)
+    run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
+    counts = _echo_class(run_class(run))
+    click.echo(f"wrote {grades_csv(source)}")
+    _finish_class(counts)
 
 
 @main.command(short_help="Build a Gradescope autograder zip.", epilog=EXIT_CODES)
