@@ -369,6 +369,24 @@ def test_one_student_is_regraded_on_request(late):
     assert typo.returncode == 2 and "bobb" in typo.stderr
 
 
+def test_an_extension_rescores_that_student(late):
+    import datetime
+
+    from nbgrader.api import Gradebook
+
+    base, _, _ = late
+    _set_policy(base, 'c.LateSubmissionPlugin.penalty_method = "zero"')
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    rows = exported_rows(base)
+    assert float(rows["bob"]["score"]) == 0 < float(rows["bob"]["raw_score"])
+    with Gradebook(f"sqlite:///{base / 'gradebook.db'}") as gb:
+        gb.update_or_create_submission(ASSIGNMENT, "bob", extension=datetime.timedelta(days=2))
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "1 re-scored" in out and "1 unchanged" in out, out  # bob only
+    rows = exported_rows(base)
+    assert float(rows["bob"]["score"]) == float(rows["bob"]["raw_score"]) > 0
+
+
 # -- releasing into an existing course -------------------------------------------------------
 
 EDITED = (
