@@ -398,7 +398,7 @@ def grade_class(
 def gradescope(output: str, course_dir: str | None) -> None:
     """Build a Gradescope autograder bundle (setup.sh, run_autograder, normlab itself, the
     dependencies pinned to this environment's versions, and the course file if given)."""
-    from grader.integrations.gradescope import write_bundle
+    from grader.integrations.gradescope import write_bundle, written_questions
     from grader.settings import COURSE_FILE
 
     course_file = Path(course_dir) / COURSE_FILE if course_dir else None
@@ -408,6 +408,7 @@ def gradescope(output: str, course_dir: str | None) -> None:
         click.echo(f"wrote {write_bundle(Path(output), course_file)}")
     except SettingsError as exc:
         raise UsageExit(str(exc)) from exc
+    click.echo(f"wrote {written_questions(Path(output))} (the written questions, for Gradescope's manual grading)")
 
 
 @main.command(short_help="Check every isolation layer from inside a worker.", epilog=EXIT_CODES)

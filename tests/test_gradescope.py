@@ -152,3 +152,15 @@ def test_a_visibility_gradescope_does_not_know_is_refused(tmp_path):
         timeout=600,
     )
     assert out.returncode == 2 and "after_due_date" in out.stderr and not (tmp_path / "a.zip").exists()
+
+
+def test_the_written_questions_come_beside_the_bundle_not_in_it(autograder):
+    from grader.integrations.nbgrader.release import questions
+
+    root, _ = autograder
+    outline = (root.parent / "autograder-written-questions.md").read_text()
+    for q in questions():
+        assert q.id in outline and q.text in outline and q.rubric in outline
+    with zipfile.ZipFile(root.parent / "autograder.zip") as z:
+        shipped = "\n".join(z.read(n).decode("utf-8", "replace") for n in z.namelist() if not n.endswith(".whl"))
+    assert not any(q.rubric in shipped for q in questions())

@@ -116,6 +116,22 @@ def write_bundle(target: Path, course_file: Path | None = None) -> Path:
     return target
 
 
+def written_questions(target: Path) -> Path:
+    """Write, beside the bundle, the written questions for Gradescope's manual grading: each
+    question's text, points and rubric, to enter as the assignment's outline (results.json
+    carries the automatic tests only, Decision 8). For the instructor: never in the zip."""
+    from grader.integrations.nbgrader.release import questions
+
+    asked = questions()
+    total = sum(q.points for q in asked)
+    parts = [f"# Written questions: graded by hand in Gradescope ({total:g} points)\n"]
+    for number, q in enumerate(asked, start=1):
+        parts.append(f"## {number}. {q.id} ({q.group}, {q.points:g} points)\n\n{q.text}\n\n{q.rubric}\n")
+    path = target.with_name(f"{target.stem}-written-questions.md")
+    write_atomic(path, "\n".join(parts))
+    return path
+
+
 def find_submission(submission: Path) -> Path:
     """What to grade in Gradescope's ``submission/``: the module files (as a directory), else
     the one notebook, else the one ``.py`` file."""
