@@ -15,9 +15,9 @@ A re-run skips students whose submission has not changed since they were marked 
 reuses stored reports for students interrupted between steps 1 and 3. Re-scoring is not
 re-grading: when only the scoring key changed, the stored report is published again under the
 new terms (``State.RESCORED``) and the sandbox does not run. ``ClassRun.students`` regrades
-only the students named, even if done. Anything that goes
-wrong for one student (an unreadable file, a fault of ours while grading or publishing) is
-that student's outcome, with the reason; the others are graded and published.
+only the students named, even if done. Anything that goes wrong for one student (an
+unreadable file, a fault of ours while grading or publishing) is that student's outcome, with
+the reason; the others are graded and published.
 """
 
 from __future__ import annotations
