@@ -8,12 +8,16 @@ feedback pages). Per student, in three steps:
 
 1. grade the submission and store the report atomically under ``<work>/reports/``;
 2. publish it;
-3. mark the student done with the hash of what was graded.
+3. mark the student done with the hash of what was graded, and scored with the publisher's
+   scoring key (what the score depends on beyond the verdicts: a due date, a late policy).
 
 A re-run skips students whose submission has not changed since they were marked done, and
-reuses stored reports for students interrupted between steps 1 and 3. Anything that goes
-wrong for one student (an unreadable file, a fault of ours while grading or publishing) is
-that student's outcome, with the reason; the others are graded and published.
+reuses stored reports for students interrupted between steps 1 and 3. Re-scoring is not
+re-grading: when only the scoring key changed, the stored report is published again under the
+new terms (``State.RESCORED``) and the sandbox does not run. ``ClassRun.students`` regrades
+only the students named, even if done. Anything that goes wrong for one student (an
+unreadable file, a fault of ours while grading or publishing) is that student's outcome, with
+the reason; the others are graded and published.
 """
 
 from __future__ import annotations
@@ -72,8 +76,14 @@ class Source(Protocol):
 
 
 class Publisher(Protocol):
-    def publish(self, submitted: Submitted, report: Report) -> None:
-        """Write one student's report where the instructor reads grades."""
+    def publish(self, submitted: Submitted, report: Report) -> float:
+        """Write one student's report where the instructor reads grades; return the points
+        the course's terms take off the report's score (a late penalty), 0 if none."""
+        ...
+
+    def scoring_key(self, submitted: Submitted) -> str:
+        """What this student's score depends on beyond the verdicts (due date, extension, late
+        policy); when it changes, the stored report is published again, not graded again."""
         ...
 
 
@@ -81,6 +91,9 @@ class State(Enum):
     GRADED = "graded"
     UNCHANGED = "unchanged"
     """Done before and not changed since: skipped."""
+    RESCORED = "rescored"
+    """Not changed, but the terms of its score did (a due date, a late policy): the stored
+    verdicts were published again; nothing was graded again."""
     FAILED = "failed"
     """Not graded or not published: no score was issued; ``detail`` says why."""
 
@@ -94,6 +107,8 @@ class StudentOutcome:
     detail: str = ""
     report: Report | None = None
     """The student's report: the new one, or the stored one of a student left unchanged."""
+    penalty: float = 0.0
+    """Points the course's terms took off ``score`` (a late penalty)."""
 
 
 @dataclass(frozen=True)
@@ -107,19 +122,33 @@ class ClassRun:
     scheduler: str | None = None
     force: bool = False
     progress: bool = True
+    students: frozenset[str] = frozenset()
+    """Only these students, each graded again even if done (empty: the whole class)."""
 
     def _done(self, student: str) -> Path:
         return self.source.work / "done" / student
+
+    def _scored(self, student: str) -> Path:
+        return self.source.work / "scored" / student
+
+    def wanted(self, student: str) -> bool:
+        return not self.students or student in self.students
+
+    def regrade(self, student: str) -> bool:
+        return self.force or student in self.students
 
     def _report(self, student: str) -> Path:
         return self.source.work / "reports" / f"{student}.json"
 
     def is_done(self, submitted: Submitted) -> bool:
         done = self._done(submitted.student)
-        return not self.force and done.is_file() and done.read_text(encoding="utf-8") == submitted.key
+        fresh = done.is_file() and done.read_text(encoding="utf-8") == submitted.key
+        return fresh and not self.regrade(submitted.student)
 
     def stored(self, submitted: Submitted) -> Report | None:
-        return None if self.force else load_report(self._report(submitted.student), submitted.key)
+        if self.regrade(submitted.student):
+            return None
+        return load_report(self._report(submitted.student), submitted.key)
 
 
 def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
@@ -129,12 +158,16 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
     others: the main process's share of the work overlaps the pool's."""
     pending: dict[str, Submitted] = {}
     for entry in run.source.submissions():
+        if not run.wanted(entry.student):
+            continue
         if isinstance(entry, Refused):
             yield StudentOutcome(entry.student, State.FAILED, detail=entry.reason)
         elif run.is_done(entry):
-            kept = load_report(run._report(entry.student), entry.key)
-            score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
-            yield StudentOutcome(entry.student, State.UNCHANGED, score, most, report=kept)
+            outcome = _rescore(run, entry)
+            if outcome is None:
+                pending[entry.student] = entry
+            else:
+                yield outcome
         else:
             pending[entry.student] = entry
     yield from _grade_pending(run, pending)
@@ -176,14 +209,32 @@ def _keep(run: ClassRun, submitted: Submitted, outcome: Outcome) -> Report | Stu
     return report
 
 
-def _publish(run: ClassRun, submitted: Submitted, report: Report) -> StudentOutcome:
-    """Steps 2 and 3: publish, then mark done. A failure leaves the student not done."""
+def _publish(run: ClassRun, submitted: Submitted, report: Report, state: State = State.GRADED) -> StudentOutcome:
+    """Steps 2 and 3: publish, then mark done and scored. A failure leaves the student not done."""
     try:
-        run.publisher.publish(submitted, report)
+        key = run.publisher.scoring_key(submitted)
+        penalty = run.publisher.publish(submitted, report)
         write_atomic(run._done(submitted.student), submitted.key)
+        write_atomic(run._scored(submitted.student), key)
     except Exception as exc:  # one student's publication never stops the others
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
-    return StudentOutcome(submitted.student, State.GRADED, report.score, report.max_score, report=report)
+    return StudentOutcome(submitted.student, state, report.score, report.max_score, penalty=penalty, report=report)
+
+
+def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
+    """A done student: unchanged, or re-scored from the stored report when the terms of the
+    score changed; None when the stored report is gone (the student is graded again)."""
+    try:
+        key = run.publisher.scoring_key(submitted)
+        scored = run._scored(submitted.student)
+        if scored.is_file() and scored.read_text(encoding="utf-8") == key:
+            kept = load_report(run._report(submitted.student), submitted.key)
+            score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
+            return StudentOutcome(submitted.student, State.UNCHANGED, score, most, report=kept)
+    except Exception as exc:  # the terms cannot be read: say so, keep the stored grade
+        return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
+    report = load_report(run._report(submitted.student), submitted.key)
+    return None if report is None else _publish(run, submitted, report, State.RESCORED)
 
 
 def _with_progress(items: Iterable[tuple[Path, Outcome]], total: int, enabled: bool) -> Iterator[tuple[Path, Outcome]]:

@@ -5,8 +5,9 @@ Settings are read once, here (course file, environment, then these options), and
 
 from __future__ import annotations
 
+import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -223,7 +224,19 @@ def grade(
     from grader.runner import FINAL
 
     report = _grade(path, ("public",) if public_only else FINAL, settings, select)
-    _emit(reporters.render_report(report, fmt, settings.lang), output)
+    text = reporters.render_report(
+        report, fmt, settings.lang, _manual_points(Path(path)), settings.gradescope_visibility
+    )
+    _emit(text, output)
+
+
+def _manual_points(path: Path) -> float:
+    """The written answers' points, graded by hand: a notebook of the lab has them."""
+    if path.suffix != ".ipynb":
+        return 0.0
+    from grader.questions import load
+
+    return sum(q.written.points for q in load().questions if q.written)
 
 
 @main.command(short_help="Release: nbgrader course and/or student zip.", epilog=EXIT_CODES)
@@ -245,10 +258,17 @@ def release(course_dir: str | None, assignment: str, student_zip: str | None) ->
     if not course_dir and not student_zip:
         raise UsageExit("give --course-dir, --student-zip or both")
     if course_dir:
-        from grader.integrations.nbgrader.release import write_course
+        from grader.integrations.nbgrader.release import ReleaseRefused, write_course
 
-        for written in write_course(Path(course_dir), assignment):
+        lang = settings_from().lang
+        try:
+            release = write_course(Path(course_dir), assignment)
+        except ReleaseRefused as exc:
+            raise UsageExit(render(exc.message, lang)) from exc
+        for written in release.paths:
             click.echo(f"wrote {written}")
+        for note in release.notes:
+            click.echo(render(note, lang))
         click.echo(f"next: cd {course_dir} && nbgrader generate_assignment {assignment}")
     if student_zip:
         from grader.integrations.student_zip import write_student_zip
@@ -273,6 +293,13 @@ def release(course_dir: str | None, assignment: str, student_zip: str | None) ->
     help="Grade on a Dask distributed cluster (tcp://host:port) instead of local processes.",
 )
 @click.option("--force", is_flag=True, help="Regrade every submission, even those already done.")
+@click.option(
+    "--student",
+    "students",
+    multiple=True,
+    metavar="NAME",
+    help="Grade only this student (repeatable), again even if done; the others are left as they are.",
+)
 @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
 @common
 def autograde(
@@ -281,47 +308,128 @@ def autograde(
     jobs: int | None,
     scheduler: str | None,
     force: bool,
+    students: tuple[str, ...],
     no_progress: bool,
     lang: str | None,
     require_sandbox: bool | None,
 ) -> None:
     """Grade every submitted/<student>/ASSIGNMENT/ in the sandbox and write the grades into
-    nbgrader's gradebook, autograded/ and feedback/. A re-run resumes where it stopped.
+    nbgrader's gradebook, autograded/ and feedback/. A re-run resumes where it stopped; when
+    only the due date, an extension or the late policy changed, the stored verdicts are
+    re-scored without grading again.
 
     Exits 0 when every submission was graded, 3 when any was not (those get no score; the
     others are graded).
     """
-    from grader.classgrade import State
     from grader.integrations.nbgrader.autograde import autograde as grade_class
     from grader.integrations.nbgrader.autograde import summary_image
     from grader.runner import FINAL, Options
 
     root = Path(course_dir)
+    _check_students(root, assignment, students)
     settings = settings_from(root, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
+    options = Options(suites=FINAL, settings=settings)
+    outcomes = grade_class(
+        root,
+        assignment,
+        options=options,
+        scheduler=scheduler,
+        force=force,
+        progress=not no_progress,
+        students=frozenset(students),
+    )
+    seen = _echo_class(outcomes)
+    _class_summary(seen, summary_image(root, assignment), assignment)
+    _finish_class(seen)
+
+
+def _check_students(root: Path, assignment: str, students: tuple[str, ...]) -> None:
+    """Every --student must have handed something in: a typo is a usage error, not a grade."""
+    missing = [name for name in students if not (root / "submitted" / name / assignment).is_dir()]
+    if missing:
+        names = ", ".join(clean_text(name)[:100] for name in missing)
+        raise UsageExit(f"no submitted/<student>/{assignment}/ folder for: {names}")
+
+
+def _echo_class(outcomes: Iterable[StudentOutcome]) -> list[StudentOutcome]:
+    """Print each student's outcome as it comes; the outcomes."""
     try:
-        options, progress = Options(suites=FINAL, settings=settings), not no_progress
-        outcomes = grade_class(root, assignment, options=options, scheduler=scheduler, force=force, progress=progress)
-        seen = [_echo_outcome(outcome) for outcome in outcomes]
+        return [_echo_outcome(outcome) for outcome in outcomes]
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
+
+
+def _finish_class(seen: list[StudentOutcome]) -> None:
+    """The class's summary line, and the exit code: 3 when any student was not graded."""
+    from grader.classgrade import State
+
     counts = {state: sum(o.state is state for o in seen) for state in State}
-    _class_summary(seen, summary_image(root, assignment), assignment)
+    rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
     click.echo(
         f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
-        f"{counts[State.FAILED]} not graded"
+        f"{counts[State.FAILED]} not graded{rescored}"
     )
     sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
 
 
 def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
-    """One student's line, as their grading is published."""
+    """One student's line, as their grading is published (or re-scored)."""
     from grader.classgrade import State
 
-    if outcome.state is State.GRADED:
-        click.echo(clean_text(f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"))
+    if outcome.state in (State.GRADED, State.RESCORED):
+        line = f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"
+        if outcome.penalty:
+            line += f" (late penalty -{outcome.penalty:g}: {max(0.0, (outcome.score or 0.0) - outcome.penalty):g})"
+        if outcome.state is State.RESCORED:
+            line += " re-scored"
+        click.echo(clean_text(line))
     elif outcome.state is State.FAILED:
         click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
     return outcome
+
+
+@main.command("grade-class", short_help="Grade a folder of submissions, one per student.", epilog=EXIT_CODES)
+@click.argument("submissions", type=click.Path(file_okay=False, exists=True))
+@click.option(
+    "-o",
+    "--output-dir",
+    type=click.Path(file_okay=False),
+    required=True,
+    help="Where reports, feedback pages and grades.csv go (kept between runs, to resume).",
+)
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel gradings (default: one per core).")
+@click.option("--force", is_flag=True, help="Regrade every submission, even those already done.")
+@click.option("--student", "students", multiple=True, metavar="NAME", help="Grade only this student (repeatable).")
+@click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
+@common
+def grade_class(
+    submissions: str,
+    output_dir: str,
+    jobs: int | None,
+    force: bool,
+    students: tuple[str, ...],
+    no_progress: bool,
+    lang: str | None,
+    require_sandbox: bool | None,
+) -> None:
+    """Grade every submission in SUBMISSIONS: <student>.py, <student>.ipynb or a <student>/
+    folder of exercise modules, in the sandbox, in parallel, resumably. Writes a feedback page
+    per student and grades.csv into the output directory.
+
+    Exits 0 when every submission was graded, 3 when any was not.
+    """
+    from grader.classgrade import ClassRun
+    from grader.classgrade import grade_class as run_class
+    from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv
+    from grader.runner import Options
+
+    settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
+    source = FolderClass(Path(submissions).resolve(), Path(output_dir).resolve())
+    run = ClassRun(source, FolderPublisher(source, settings.lang), Options(settings=settings), force=force)
+    run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
+    seen = _echo_class(run_class(run))
+    click.echo(f"wrote {grades_csv(source)}")
+    _finish_class(seen)
 
 
 def _class_summary(outcomes: list[StudentOutcome], image: Path, assignment: str) -> None:
@@ -397,11 +505,26 @@ def written_import(page: str, course_dir: str) -> None:
     show_default=True,
     help="The zip to write.",
 )
-def gradescope(output: str) -> None:
-    """Build a Gradescope autograder bundle (setup.sh, run_autograder and normlab itself)."""
-    from grader.integrations.gradescope import write_bundle
+@click.option(
+    "--course-dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="Ship this course's normlab.toml in the bundle (language, packages, limits, [gradescope] visibility).",
+)
+def gradescope(output: str, course_dir: str | None) -> None:
+    """Build a Gradescope autograder bundle (setup.sh, run_autograder, normlab itself, the
+    dependencies pinned to this environment's versions, and the course file if given)."""
+    from grader.integrations.gradescope import write_bundle, written_questions
+    from grader.settings import COURSE_FILE
 
-    click.echo(f"wrote {write_bundle(Path(output))}")
+    course_file = Path(course_dir) / COURSE_FILE if course_dir else None
+    if course_file is not None and not course_file.is_file():
+        raise UsageExit(f"{course_file} does not exist: run normlab release --course-dir {course_dir} first")
+    try:
+        click.echo(f"wrote {write_bundle(Path(output), course_file)}")
+    except SettingsError as exc:
+        raise UsageExit(str(exc)) from exc
+    click.echo(f"wrote {written_questions(Path(output))} (the written questions, for Gradescope's manual grading)")
 
 
 @main.command(short_help="Check every isolation layer from inside a worker.", epilog=EXIT_CODES)

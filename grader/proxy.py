@@ -12,10 +12,12 @@ a module that failed to import is not imported again, and a function that timed 
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Protocol
 
 import numpy as np
@@ -37,9 +39,13 @@ from grader.notebook import CodeCell
 from grader.sandbox import answers
 from grader.sandbox.answers import SublayerRecord
 from grader.sandbox.client import NotebookStopped, Reply, ReplyKind
+from grader.sandbox.inside.protocol import clean_text
 from grader.sandbox.limits import Limits
 from grader.submission import Prepared
 
+_CELL_FRAME = re.compile(r'File "<cell (\d+)>"')
+_FILE_FRAME = re.compile(r'File "/[^"]*/([^"/]+\.py)"')
+"""A notebook cell's frame in a worker's traceback (``sandbox/inside/cells.py`` names them)."""
 SIGNAL_REASONS = {
     int(signal.SIGXCPU): "cpu",
     int(signal.SIGSEGV): "segv",
@@ -139,6 +145,29 @@ class StudentProxy:
     def _module(self, function: str) -> str:
         return self._prepared.single or MODULE_OF[function]
 
+    def _file_name(self, module: str) -> str:
+        """The file as the student knows it: their notebook or ``.py`` file by its own name
+        (never the internal copy's name), else the exercise module's file."""
+        if self._prepared.single is not None and self._prepared.origin:
+            return clean_text(PurePath(self._prepared.origin).name)[:100] or f"{module}.py"
+        return f"{module}.py"
+
+    def _placed(self, traceback: str) -> str:
+        """A traceback whose frames name the code as the student finds it: a notebook cell by
+        its number (as the notes count cells) and first line, a file by the student's own name
+        for it, never the sandbox's path or the grader's internal copy."""
+        firsts = {cell.number: cell.first_line for cell in self._prepared.cells}
+
+        def cell(match: re.Match[str]) -> str:
+            number = int(match.group(1))
+            return f'File "<cell {number}: {firsts[number]}>"' if number in firsts else match.group(0)
+
+        def file(match: re.Match[str]) -> str:
+            module = match.group(1).removesuffix(".py")
+            return f'File "{self._file_name(module)}"'
+
+        return _FILE_FRAME.sub(file, _CELL_FRAME.sub(cell, traceback))
+
     def _call(self, function: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         self.last_call = None
         self.last_function = function
@@ -147,7 +176,7 @@ class StudentProxy:
             raise StudentFault(function, [self._prepared.unreadable])
         module = self._module(function)
         if module not in self._prepared.present:
-            raise StudentMissing(function, f"{module}.py", None)
+            raise StudentMissing(function, self._file_name(module), None)
         if module in self._broken_modules:
             # A fresh traceback each time: re-raising the stored fault would grow its traceback.
             raise self._broken_modules[module].with_traceback(None)
@@ -190,7 +219,7 @@ class StudentProxy:
             return StudentTimeout(function, [budget])
         if reply.importing:
             fault = StudentTimeout(
-                function, [Message("fault.import_timeout", {"module": f"{module}.py", "seconds": seconds})]
+                function, [Message("fault.import_timeout", {"module": self._file_name(module), "seconds": seconds})]
             )
             self._broken_modules[module] = fault
             return fault
@@ -205,14 +234,21 @@ class StudentProxy:
             self.output.append(answer.output)
         if isinstance(answer, answers.ImportFailed):
             fault = StudentImportError(
-                function, f"{module}.py", answer.exc_type, answer.builtin_type, answer.message, answer.traceback
+                function,
+                self._file_name(module),
+                answer.exc_type,
+                answer.builtin_type,
+                answer.message,
+                self._placed(answer.traceback),
             )
             self._broken_modules[module] = fault
             raise fault
         if isinstance(answer, answers.Missing):
-            raise StudentMissing(function, f"{module}.py", answer.found)
+            raise StudentMissing(function, self._file_name(module), answer.found)
         if isinstance(answer, answers.Raised):
-            raised = student_raised(function, answer.exc_type, answer.builtin_type, answer.message, answer.traceback)
+            raised = student_raised(
+                function, answer.exc_type, answer.builtin_type, answer.message, self._placed(answer.traceback)
+            )
             if answer.builtin_type == "NameError":
                 self._point_to_failed_cell(raised, answer.missing_name)
             raise raised
@@ -260,7 +296,9 @@ class StudentProxy:
         private = [Message("fault.died_detail", {"status": status})]
         if reply.importing:
             fault = StudentCrashed(
-                function, [Message("fault.import_crashed", {"module": f"{module}.py"}), *shown], private=private
+                function,
+                [Message("fault.import_crashed", {"module": self._file_name(module)}), *shown],
+                private=private,
             )
             self._broken_modules[module] = fault
             return fault

@@ -29,6 +29,11 @@ from grader.sandbox.limits import Limits
 
 COURSE_FILE = "normlab.toml"
 TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+VISIBILITIES = ("visible", "after_due_date", "after_published", "hidden")
+"""Gradescope's test visibilities."""
+GRADESCOPE_VISIBILITY = {"public": "visible", "hidden": "after_due_date"}
+"""The safe default: a hidden test's name, score and message wait for the due date."""
+GRADESCOPE_KEYS = {f"{kind}_tests" for kind in GRADESCOPE_VISIBILITY}
 
 
 class SettingsError(ValueError):
@@ -55,6 +60,9 @@ class Settings:
     packages: tuple[str, ...] = ("numpy", "matplotlib")
     """What student code may import (``[packages] allowed`` in the course file): installed in
     the environment student code runs in, and named when a notebook imports anything else."""
+    gradescope_visibility: Mapping[str, str] = field(default_factory=lambda: dict(GRADESCOPE_VISIBILITY))
+    """When Gradescope shows each kind of test to the student (``[gradescope]`` in the course
+    file): ``public`` and ``hidden`` tests, each one of :data:`VISIBILITIES`."""
     course_file: Path | None = None
     """The course file these settings were read from, if any."""
     course: Mapping[str, Any] = field(default_factory=dict)
@@ -92,7 +100,13 @@ def _from_course_file(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read the course file: {exc}") from None
     grading, limits, packages = data.pop("grading", {}), data.pop("limits", {}), data.pop("packages", {})
-    sections = (("grading", grading, GRADING_KEYS), ("limits", limits, LIMIT_KEYS), ("packages", packages, {"allowed"}))
+    gradescope = data.pop("gradescope", {})
+    sections = (
+        ("grading", grading, GRADING_KEYS),
+        ("limits", limits, LIMIT_KEYS),
+        ("packages", packages, {"allowed"}),
+        ("gradescope", gradescope, GRADESCOPE_KEYS),
+    )
     for section, keys, allowed in sections:
         unknown = sorted(set(keys) - allowed)
         if unknown:
@@ -111,11 +125,23 @@ def _from_course_file(path: Path) -> dict[str, Any]:
         if not isinstance(allowed, list) or not all(isinstance(p, str) and p.strip() for p in allowed):
             raise SettingsError(f"{path}: [packages] allowed must be a list of package names (pip requirements)")
         values["packages"] = tuple(dict.fromkeys(["numpy", *allowed]))  # numpy is always there
+    values["gradescope_visibility"] = _visibility(path, gradescope)
     try:
         values["limits"] = Limits(**limits)
     except TypeError as exc:
         raise SettingsError(f"{path}: [limits]: {exc}") from None
     return values
+
+
+def _visibility(path: Path, section: Mapping[str, Any]) -> dict[str, str]:
+    """``[gradescope] public_tests / hidden_tests``: when Gradescope shows each kind of test."""
+    chosen = dict(GRADESCOPE_VISIBILITY)
+    for kind in GRADESCOPE_VISIBILITY:
+        value = section.get(f"{kind}_tests", chosen[kind])
+        if value not in VISIBILITIES:
+            raise SettingsError(f"{path}: [gradescope] {kind}_tests = {value!r}: use one of {', '.join(VISIBILITIES)}")
+        chosen[kind] = value
+    return chosen
 
 
 def _from_environment(environ: Mapping[str, str]) -> dict[str, Any]:

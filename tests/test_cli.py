@@ -143,3 +143,52 @@ def test_check_without_a_path_grades_the_folder_you_are_in(tmp_path):
 def test_check_without_a_path_and_no_exercise_files_here_is_a_usage_error(tmp_path):
     out = run("check", cwd=tmp_path)
     assert out.returncode == 2 and "no exercise files" in out.stderr
+
+
+def test_messages_name_the_students_own_file_and_cell(tmp_path):
+    """A notebook's or a single file's messages name it as the student knows it (its own name,
+    a cell by its number and first line), never the grader's internal copy."""
+    code = "import numpy as np\ndef layernorm(x, gamma, beta, eps=1e-5):\n    raise ValueError('boom')\n"
+    cell = {"cell_type": "code", "metadata": {}, "source": code, "outputs": [], "execution_count": None}
+    notebook = tmp_path / "my_lab.ipynb"
+    notebook.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (tmp_path / "my_lab.py").write_text(code)
+    for path in (notebook, tmp_path / "my_lab.py"):
+        out = run("grade", str(path), "--public-only", "-k", "rmsnorm or layernorm", "--lang", "en")
+        assert f"rmsnorm is not defined in {path.name}." in out.stdout, out.stdout
+        assert "submission.py" not in out.stdout
+    out = run("grade", str(notebook), "--public-only", "-k", "layernorm", "--lang", "en")
+    assert 'File "<cell 1: import numpy as np>", line 3, in layernorm' in out.stdout, out.stdout
+
+
+def test_grade_class_grades_a_folder_of_py_notebook_and_folder_submissions(tmp_path):
+    from grader.course import MODULES
+
+    handed_in = tmp_path / "handed-in"
+    (handed_in / "alice").mkdir(parents=True)
+    for module in MODULES:
+        shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "alice" / f"{module}.py")
+    (handed_in / "bob.py").write_text("import numpy as np\n")
+    source = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    cell = {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+    (handed_in / "carol.ipynb").write_text(
+        json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
+    (handed_in / "notes.txt").write_text("not a submission")
+    (handed_in / "eve.py").symlink_to(course.solutions_dir() / "rmsnorm.py")
+    out_dir = tmp_path / "out"
+
+    first = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--lang", "en")
+    assert first.returncode == 3 and "eve" in first.stderr and "links are never followed" in first.stderr
+    assert "3 graded, 0 unchanged since the last run, 1 not graded" in first.stdout, first.stdout
+    rows = {row[0]: row[1:] for row in (line.split(",") for line in (out_dir / "grades.csv").read_text().split())}
+    full = rows["alice"][1]
+    assert rows["alice"][0] == full and rows["carol"] == [full, full] and rows["bob"][0] == "0"
+    assert "notes" not in rows and "eve" not in rows
+    assert "bob.py" in (out_dir / "feedback" / "bob.html").read_text()  # named as bob handed it in
+
+    again = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--student", "alice", "--student", "bob")
+    assert again.returncode == 0 and "2 graded, 0 unchanged" in again.stdout, again.stdout + again.stderr
+    (handed_in / "eve.py").unlink()
+    rest = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    assert rest.returncode == 0 and "0 graded, 3 unchanged" in rest.stdout, rest.stdout + rest.stderr

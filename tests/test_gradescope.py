@@ -18,6 +18,7 @@ from grader.questions import ANSWERS_FILE, load, part_name
 from grader.settings import current as current_settings
 
 ROOT = Path(__file__).resolve().parent.parent
+COURSE_FILE = '[grading]\nlanguage = "en"\n'
 
 
 @pytest.fixture(scope="module")
@@ -25,8 +26,11 @@ def autograder(tmp_path_factory):
     """`normlab gradescope`, unzipped into source/ and set up with its own setup.sh."""
     root = tmp_path_factory.mktemp("gradescope") / "autograder"
     bundle = root.parent / "autograder.zip"
+    course_dir = root.parent / "course"
+    course_dir.mkdir()
+    (course_dir / "normlab.toml").write_text(COURSE_FILE)
     out = subprocess.run(
-        [sys.executable, "-m", "grader", "gradescope", "--output", str(bundle)],
+        [sys.executable, "-m", "grader", "gradescope", "--output", str(bundle), "--course-dir", str(course_dir)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -34,13 +38,8 @@ def autograder(tmp_path_factory):
     )
     assert out.returncode == 0, out.stderr
     with zipfile.ZipFile(bundle) as z:
-        assert sorted(n for n in z.namelist() if not n.endswith(".whl")) == [
-            "manual_questions.md",
-            "run_autograder",
-            "setup.sh",
-        ]
-        manual = z.read("manual_questions.md").decode()
-        assert all(f"## {q.id} " in manual for q in load().questions if q.written)  # every written part
+        names = sorted(n for n in z.namelist() if not n.endswith(".whl"))
+        assert names == ["normlab.toml", "requirements.txt", "run_autograder", "setup.sh"]
         z.extractall(root / "source")
     for name in ("setup.sh", "run_autograder"):
         (root / "source" / name).chmod(0o755)
@@ -113,3 +112,66 @@ def test_a_locale_spelled_the_posix_way_gives_portuguese_feedback(autograder):
     results = _run(root, {**env, "NORMLAB_LANG": "pt_BR.UTF-8"}, files)
     outputs = " ".join(t["output"] for t in results["tests"])
     assert "ainda não foi implementada" in outputs and "not implemented yet" not in outputs
+
+
+def _stubs() -> dict[str, str]:
+    return {f"{m}.py": (course.exercises_dir() / f"{m}.py").read_text() for m in MODULES}
+
+
+def test_the_bundle_installs_exactly_the_instructors_versions(autograder):
+    from importlib import metadata
+
+    root, _ = autograder
+    pins = dict(line.split("==") for line in (root / "source" / "requirements.txt").read_text().split())
+    for name in ("numpy", "pytest", "jinja2", "nbformat", "matplotlib"):
+        assert pins[name] == metadata.version(name), name
+    frozen = subprocess.run(
+        [str(root / "normlab-venv" / "bin" / "python"), "-m", "pip", "freeze"], capture_output=True, text=True
+    ).stdout.lower()
+    assert f"numpy=={metadata.version('numpy')}" in frozen and f"pytest=={metadata.version('pytest')}" in frozen
+
+
+def test_hidden_tests_wait_for_the_due_date_by_default(autograder):
+    root, env = autograder
+    tests = _run(root, env, _stubs())["tests"]
+    shown = {(t["tags"][1], t["visibility"]) for t in tests}
+    assert shown == {("public", "visible"), ("hidden", "after_due_date")}
+
+
+def test_the_course_file_sets_visibility_and_language(autograder):
+    root, env = autograder
+    course_file = root / "source" / "normlab.toml"
+    course_file.write_text(
+        '[grading]\nlanguage = "pt-BR"\n[gradescope]\npublic_tests = "after_published"\nhidden_tests = "hidden"\n'
+    )
+    try:
+        tests = _run(root, env, _stubs())["tests"]
+    finally:
+        course_file.write_text(COURSE_FILE)
+    assert {(t["tags"][1], t["visibility"]) for t in tests} == {("public", "after_published"), ("hidden", "hidden")}
+    outputs = " ".join(t["output"] for t in tests)
+    assert "ainda não foi implementada" in outputs and "not implemented yet" not in outputs
+
+
+def test_a_visibility_gradescope_does_not_know_is_refused(tmp_path):
+    (tmp_path / "normlab.toml").write_text('[gradescope]\nhidden_tests = "later"\n')
+    out = subprocess.run(
+        [sys.executable, "-m", "grader", "gradescope", "-o", str(tmp_path / "a.zip"), "--course-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 2 and "after_due_date" in out.stderr and not (tmp_path / "a.zip").exists()
+
+
+def test_the_written_questions_come_beside_the_bundle_not_in_it(autograder):
+    root, _ = autograder
+    outline = (root.parent / "autograder-written-questions.md").read_text()
+    written = [q for q in load().questions if q.written]
+    assert written and all(f"## {q.id} " in outline for q in written)  # every written part
+    items = [item.text for q in written for item in q.written.rubric]
+    assert all(text in outline for text in items)
+    with zipfile.ZipFile(root.parent / "autograder.zip") as z:
+        shipped = "\n".join(z.read(n).decode("utf-8", "replace") for n in z.namelist() if not n.endswith(".whl"))
+    assert not any(text in shipped for text in items)

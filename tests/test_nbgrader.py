@@ -221,7 +221,7 @@ def test_manual_questions_reach_formgrader(secure):
 def test_feedback_is_written_and_leaks_nothing(secure, native):
     course, _, _ = secure
     for student in ("alice", "bob", "carol", "dave", "erin", "frank", "grace"):
-        page = (course / "feedback" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
+        page = (course / "autograded" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
         assert "<table>" in page
         # Students who submitted the reference's code may see their own code in tracebacks.
         assert leaks(page, solutions=student in ("carol", "erin", "grace")) == [], student
@@ -322,3 +322,272 @@ def test_written_answers_round_trip_question_by_question(secure, tmp_path):
         check=False,
     )
     assert refused.returncode == 2 and "rubric" in refused.stderr
+
+
+# -- late submissions, re-scoring and regrading one student ----------------------------------
+
+DUE = "2026-11-20 12:00:00 UTC"  # alice hands in at 10:00 (on time), bob the next day (late)
+
+
+def exported_rows(course: Path) -> dict[str, dict[str, str]]:
+    nbgrader("export", cwd=course)
+    with open(course / "grades.csv", newline="") as handle:
+        return {row["student_id"]: row for row in csv.DictReader(handle)}
+
+
+def _set_policy(course: Path, lines: str) -> None:
+    with open(course / "nbgrader_config.py", "a") as handle:
+        handle.write("\n" + lines + "\n")
+
+
+@pytest.fixture(scope="module")
+def late(course):
+    """Alice on time, bob a day late, nbgrader's zero-for-late policy: graded both ways."""
+    base = course.parent / "late"
+    shutil.copytree(course, base)
+    for student in os.listdir(base / "submitted"):
+        if student not in ("alice", "bob"):
+            shutil.rmtree(base / "submitted" / student)
+    (base / "submitted" / "bob" / ASSIGNMENT / "timestamp.txt").write_text("2026-11-21 10:00:00.000000 UTC")
+    nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", DUE, cwd=base)
+    _set_policy(base, 'c.LateSubmissionPlugin.penalty_method = "zero"')
+    native = course.parent / "late-native"
+    shutil.copytree(base, native)
+    nbgrader("autograde", ASSIGNMENT, "--create", cwd=native)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    return base, native, out.stdout
+
+
+def test_late_policy_is_nbgraders_own_with_the_same_numbers(late):
+    base, native, stdout = late
+    ours, theirs = exported_rows(base), exported_rows(native)
+    for student in ("alice", "bob"):
+        for column in ("raw_score", "late_submission_penalty", "score"):
+            assert float(ours[student][column]) == float(theirs[student][column]), (student, column)
+    assert float(ours["bob"]["raw_score"]) > 0 and float(ours["bob"]["score"]) == 0
+    assert float(ours["alice"]["late_submission_penalty"]) == 0
+    assert "late penalty" in stdout
+    page = (base / "autograded" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    assert "Handed in late" in page
+    assert "Handed in late" not in (base / "autograded" / "alice" / ASSIGNMENT / "normlab-feedback.html").read_text()
+
+
+def test_a_new_due_date_or_policy_rescores_without_grading_again(late):
+    base, _, _ = late
+    reports = base / "normlab" / ASSIGNMENT / "reports"
+    stamps = {p.name: p.stat().st_mtime_ns for p in reports.iterdir()}
+    raw = float(exported_rows(base)["bob"]["raw_score"])
+
+    nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", "2026-11-22 12:00:00 UTC", cwd=base)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded" in out and "re-scored" in out, out
+    assert float(exported_rows(base)["bob"]["score"]) == raw
+    assert "Handed in late" not in (base / "autograded" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
+
+    nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", DUE, cwd=base)
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    assert float(exported_rows(base)["bob"]["score"]) == 0
+
+    _set_policy(base, 'c.LateSubmissionPlugin.penalty_method = "none"')
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "re-scored" in out and float(exported_rows(base)["bob"]["score"]) == raw
+    again = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded, 2 unchanged" in again and "re-scored" not in again
+    assert {p.name: p.stat().st_mtime_ns for p in reports.iterdir()} == stamps  # the sandbox never ran again
+
+
+def test_one_student_is_regraded_on_request(late):
+    base, _, _ = late
+    reports = base / "normlab" / ASSIGNMENT / "reports"
+    before = {name: (reports / f"{name}.json").stat().st_mtime_ns for name in ("alice", "bob")}
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--student", "bob", "--no-progress", cwd=ROOT)
+    assert "1 graded, 0 unchanged" in out.stdout and "alice" not in out.stdout, out.stdout
+    assert (reports / "bob.json").stat().st_mtime_ns != before["bob"]
+    assert (reports / "alice.json").stat().st_mtime_ns == before["alice"]
+    both = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--student", "bob", "--student", "alice", cwd=ROOT)
+    assert "2 graded" in both.stdout
+    typo = run(
+        sys.executable,
+        "-m",
+        "grader",
+        "autograde",
+        ASSIGNMENT,
+        "--course-dir",
+        base,
+        "--student",
+        "bobb",
+        cwd=ROOT,
+        check=False,
+    )
+    assert typo.returncode == 2 and "bobb" in typo.stderr
+
+
+def test_an_extension_rescores_that_student(late):
+    import datetime
+
+    from nbgrader.api import Gradebook
+
+    base, _, _ = late
+    _set_policy(base, 'c.LateSubmissionPlugin.penalty_method = "zero"')
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    rows = exported_rows(base)
+    assert float(rows["bob"]["score"]) == 0 < float(rows["bob"]["raw_score"])
+    with Gradebook(f"sqlite:///{base / 'gradebook.db'}") as gb:
+        gb.update_or_create_submission(ASSIGNMENT, "bob", extension=datetime.timedelta(days=2))
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "1 re-scored" in out and "1 unchanged" in out, out  # bob only
+    rows = exported_rows(base)
+    assert float(rows["bob"]["score"]) == float(rows["bob"]["raw_score"]) > 0
+
+
+# -- releasing into an existing course -------------------------------------------------------
+
+EDITED = (
+    'c = get_config()  # noqa\nc.CourseDirectory.course_id = "phys101"\nc.ExecutePreprocessor.timeout = 300\n# mine\n'
+)
+
+
+def test_release_joins_an_existing_course_and_keeps_its_config(tmp_path):
+    import nbformat
+
+    base = tmp_path / "course"
+    (base / "source" / "ps1").mkdir(parents=True)
+    ps1 = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Problem set 1")])
+    nbformat.write(ps1, str(base / "source" / "ps1" / "ps1.ipynb"))
+    config = base / "nbgrader_config.py"
+    config.write_text(EDITED)
+    out = normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT).stdout
+    text = config.read_text()
+    assert text.startswith(EDITED)  # every line of the instructor's kept, in place
+    assert "c.OverwriteCells.add_missing_cells = True" in text and text.count("course_id") == 1
+    assert "ExecutePreprocessor.timeout = 120" not in text and "Kept your ExecutePreprocessor.timeout = 300" in out
+    normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)
+    assert config.read_text() == text  # a second release changes nothing
+    for assignment in ("ps1", ASSIGNMENT):
+        nbgrader("generate_assignment", assignment, cwd=base)
+    listed = nbgrader("db", "assignment", "list", cwd=base).stdout
+    assert "ps1" in listed and ASSIGNMENT in listed
+    assert (base / "release" / "ps1" / "ps1.ipynb").is_file() and (
+        base / "release" / ASSIGNMENT / "lab.ipynb"
+    ).is_file()
+
+    def refused(*args):
+        out = run(sys.executable, "-m", "grader", "release", "--course-dir", base, *args, cwd=ROOT, check=False)
+        assert out.returncode == 2, out
+        return out.stderr
+
+    before = (base / "source" / "ps1" / "ps1.ipynb").read_bytes()
+    assert "ps1.ipynb, which normlab did not write" in refused("--assignment", "ps1")
+    assert (base / "source" / "ps1" / "ps1.ipynb").read_bytes() == before and not (
+        base / "source" / "ps1" / "lab.ipynb"
+    ).exists()
+    config.write_text(EDITED + "c.Oops(\n")
+    assert "cannot be read as an nbgrader config" in refused("--assignment", ASSIGNMENT)
+    assert config.read_text() == EDITED + "c.Oops(\n"
+    config.write_text(EDITED + f"c.CourseDirectory.root = {str(tmp_path / 'elsewhere')!r}\n")
+    assert "another course directory" in refused("--assignment", ASSIGNMENT)
+
+
+def test_feedback_and_report_say_which_points_are_left_to_grade_by_hand(course, late):
+    from grader.questions import load
+
+    manual = sum(q.written.points for q in load().questions if q.written)
+    sentence = f"{manual:g} more points, for the written answers, are still to be graded by hand"
+    base, _, _ = late
+    for student in ("alice", "bob"):
+        assert sentence in (base / "autograded" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
+    notebook = normlab("grade", course / "release" / ASSIGNMENT / "lab.ipynb", cwd=ROOT).stdout
+    assert sentence in notebook.splitlines()[-1]
+    assert "graded by hand" not in normlab("grade", ROOT / "solutions", "-k", "rmsnorm", cwd=ROOT).stdout
+
+
+# -- feedback through nbgrader's own exchange ------------------------------------------------
+
+
+def test_feedback_goes_round_trip_through_nbgraders_exchange(course, tmp_path):
+    import stat
+
+    base = course.parent / "exchange-course"
+    shutil.copytree(course, base)
+    shutil.rmtree(base / "submitted")
+    exchange, home = tmp_path / "exchange", tmp_path / "alice"
+    exchange.mkdir(mode=0o777)
+    home.mkdir()
+    _set_policy(base, f"c.Exchange.root = {str(exchange)!r}")
+    (home / "nbgrader_config.py").write_text(
+        f'c = get_config()  # noqa\nc.CourseDirectory.course_id = "normlab"\nc.Exchange.root = {str(exchange)!r}\n'
+        f"c.Exchange.cache = {str(tmp_path / 'cache')!r}\n"
+    )
+    nbgrader("release_assignment", ASSIGNMENT, cwd=base)
+    nbgrader("fetch_assignment", ASSIGNMENT, cwd=home)
+    fetched = home / ASSIGNMENT / "lab.ipynb"
+    save(filled(load(fetched), load(base / "source" / ASSIGNMENT / "lab.ipynb")), fetched)
+    nbgrader("submit", ASSIGNMENT, "--student", "alice", cwd=home)
+    nbgrader("collect", ASSIGNMENT, cwd=base)
+    assert (base / "submitted" / "alice" / ASSIGNMENT / "submission_secret.txt").is_file()
+
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    nbgrader("generate_feedback", ASSIGNMENT, cwd=base)
+    nbgrader("generate_feedback", ASSIGNMENT, "--force", cwd=base)  # --force keeps normlab's page too
+    feedback = base / "feedback" / "alice" / ASSIGNMENT
+    assert (feedback / "lab.html").is_file() and (feedback / "normlab-feedback.html").is_file()
+    nbgrader("release_feedback", ASSIGNMENT, cwd=base)
+    released = list((exchange / "normlab" / "feedback").glob("*.html"))
+    assert released and all(p.stat().st_mode & stat.S_IROTH for p in released)  # readable by the student
+
+    nbgrader("fetch_feedback", ASSIGNMENT, "--student", "alice", cwd=home)
+    pages = list((home / ASSIGNMENT / "feedback").rglob("lab.html"))
+    assert len(pages) == 1, list((home / ASSIGNMENT).rglob("*"))
+    text = pages[0].read_text()
+    assert "Score from automatic tests" in text and "normlab" in text
+    assert leaks(text, solutions=False) == []
+
+
+# -- the student's own cells in the autograded notebook ---------------------------------------
+
+
+def test_added_cells_are_kept_and_an_extra_markdown_answer_is_flagged(course):
+    from nbgrader.api import Gradebook
+
+    from grader.questions import load
+
+    base = course.parent / "extra-cells"
+    shutil.copytree(course, base)
+    shutil.rmtree(base / "submitted")
+    first, second = (q.id for q in load().questions[:2])
+    nb = filled(load(base / "release" / ASSIGNMENT / "lab.ipynb"), load(base / "source" / ASSIGNMENT / "lab.ipynb"))
+    for cell in nb["cells"]:  # every answer cell left as released
+        if cell["cell_type"] == "markdown" and cell["metadata"].get("nbgrader", {}).get("solution"):
+            cell["source"] = ""
+    answer = "Pre-norm keeps the residual stream an identity path, so gradients reach early layers."
+    scratch = "probe = rmsnorm(np.ones((2, 4)), np.ones(4))  # my own check"
+    nb["cells"].insert(
+        cell_index(nb, f"{first}-question") + 1, {"cell_type": "markdown", "metadata": {}, "source": answer}
+    )
+    nb["cells"].insert(
+        cell_index(nb, "rmsnorm-rmsnorm") + 1,
+        {
+            "cell_type": "code",
+            "metadata": {"nbgrader": {"grade": True, "grade_id": "mine", "points": 99}},
+            "source": scratch,
+            "outputs": [],
+            "execution_count": None,
+        },
+    )
+    save(nb, base / "submitted" / "heidi" / ASSIGNMENT / "lab.ipynb")
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+
+    autograded = load(base / "autograded" / "heidi" / ASSIGNMENT / "lab.ipynb")
+    sources = ["".join(c["source"]) for c in autograded["cells"]]
+    assert sum(answer in text for text in sources) == 1  # moved into the answer cell, not duplicated
+    assert answer in sources[cell_index(autograded, f"{first}-answer")]
+    kept = autograded["cells"][cell_index(autograded, "rmsnorm-rmsnorm") + 1]
+    assert "".join(kept["source"]) == scratch and "nbgrader" not in kept["metadata"]  # theirs, not a grade cell
+    with Gradebook(f"sqlite:///{base / 'gradebook.db'}") as gb:
+        grades = {g.name: g for g in gb.find_submission_notebook("lab", ASSIGNMENT, "heidi").grades}
+        assert grades[f"{first}-answer"].needs_manual_grade and grades[f"{first}-answer"].auto_score is None
+        assert grades[f"{second}-answer"].auto_score == 0 and not grades[f"{second}-answer"].needs_manual_grade
+        assert "mine" not in grades
+    nbgrader("generate_feedback", ASSIGNMENT, cwd=base)
+    page = (base / "feedback" / "heidi" / ASSIGNMENT / "lab.html").read_text()
+    assert "identity path" in page and "my own check" in page

@@ -118,7 +118,7 @@ def _published(course: Path, student: str) -> list[str]:
     wanted = [
         course / "normlab" / ASSIGNMENT / "done" / student,
         course / "autograded" / student / ASSIGNMENT / "lab.ipynb",
-        course / "feedback" / student / ASSIGNMENT / "normlab-feedback.html",
+        course / "autograded" / student / ASSIGNMENT / "normlab-feedback.html",
     ]
     return [str(p.relative_to(course)) for p in wanted if not p.is_file()]
 

@@ -1,9 +1,12 @@
 """A Gradescope autograder bundle, and what runs inside it.
 
 ``normlab gradescope -o autograder.zip`` writes the zip Gradescope expects: ``setup.sh``
-(installs bubblewrap and a venv with normlab from the wheel inside the zip) and
-``run_autograder`` (grades ``submission/`` and writes ``results/results.json``). Gradescope
-lays a run out under ``/autograder``; ``AUTOGRADER_ROOT`` moves it, for testing here.
+(installs bubblewrap and a venv with normlab from the wheel inside the zip, its dependencies
+pinned by ``requirements.txt`` to the exact versions of the instructor's environment) and
+``run_autograder`` (grades ``submission/`` and writes ``results/results.json``). The course
+file (``normlab.toml``), when given, travels in the zip: its language, packages, limits and
+``[gradescope]`` test visibility apply there. Gradescope lays a run out under ``/autograder``;
+``AUTOGRADER_ROOT`` moves it, for testing here.
 """
 
 from __future__ import annotations
@@ -21,9 +24,7 @@ from grader.integrations.nbgrader import question_cells
 from grader.report import reporters
 from grader.report.store import write_atomic
 from grader.runner import FINAL, Options, grade
-
-MANUAL_QUESTIONS = "manual_questions.md"
-"""In the bundle: the written parts and their rubrics, for the instructor (never a student)."""
+from grader.settings import COURSE_FILE
 
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when the autograder image is built.
@@ -32,10 +33,14 @@ ROOT="${AUTOGRADER_ROOT:-/autograder}"
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
   apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap python3-venv >/dev/null
 fi
+if [ -f "$ROOT/source/normlab.toml" ]; then export NORMLAB_COURSE_FILE="$ROOT/source/normlab.toml"; fi
 python3 -m venv "$ROOT/normlab-venv"
 "$ROOT/normlab-venv/bin/python" -m pip install --quiet --upgrade pip
-"$ROOT/normlab-venv/bin/python" -m pip install --quiet "$ROOT"/source/normlab-*.whl
-# The interpreter environment student code runs in (numpy, matplotlib), apart from the grader.
+# Exactly the versions the instructor graded with (requirements.txt), then normlab itself.
+"$ROOT/normlab-venv/bin/python" -m pip install --quiet -r "$ROOT/source/requirements.txt"
+"$ROOT/normlab-venv/bin/python" -m pip install --quiet --no-deps "$ROOT"/source/normlab-*.whl
+# The interpreter environment student code runs in (numpy and the course's packages, at the
+# versions above), apart from the grader.
 "$ROOT/normlab-venv/bin/normlab" environment
 """
 
@@ -43,6 +48,7 @@ RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Gradescope runs this for every submission. normlab writes results/results.json itself.
 set -euo pipefail
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
+if [ -f "$ROOT/source/normlab.toml" ]; then export NORMLAB_COURSE_FILE="$ROOT/source/normlab.toml"; fi
 exec "$ROOT/normlab-venv/bin/python" -m grader.integrations.gradescope "$ROOT"
 """
 
@@ -59,9 +65,43 @@ def _build_wheel(directory: Path) -> Path:
     return next(directory.glob("normlab-*.whl"))
 
 
-def write_bundle(target: Path) -> Path:
-    """Write ``autograder.zip``: setup.sh, run_autograder, the normlab wheel and the written
-    parts' rubric (``manual_questions.md``)."""
+def pinned_requirements(packages: tuple[str, ...] = ()) -> list[str]:
+    """``name==version`` for every package normlab needs at run time (its dependencies, theirs,
+    and so on) and the course's ``packages``, as installed here: the bundle installs exactly
+    what the instructor graded with."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    pins: dict[str, str] = {}
+    todo = [Requirement(r) for r in metadata.requires("normlab") or []] + [Requirement(p) for p in packages]
+    while todo:
+        requirement = todo.pop()
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+            continue  # an optional extra, or another platform's dependency
+        name = canonicalize_name(requirement.name)
+        if name in pins:
+            continue
+        try:
+            dist = metadata.distribution(requirement.name)
+        except metadata.PackageNotFoundError:
+            raise FileNotFoundError(
+                f"{requirement.name} is not installed here, so its version cannot be pinned"
+            ) from None
+        pins[name] = f"{name}=={dist.version}"
+        todo += [Requirement(r) for r in dist.requires or []]
+    return sorted(pins.values())
+
+
+def write_bundle(target: Path, course_file: Path | None = None) -> Path:
+    """Write ``autograder.zip``: setup.sh, run_autograder, the normlab wheel, the pinned
+    ``requirements.txt`` and, if given, the course file (a course directory's ``normlab.toml``,
+    validated first)."""
+    from grader.settings import load
+
+    settings = load(environ={}, course_dir=course_file.parent if course_file else None)
+    requirements = "\n".join(pinned_requirements(settings.packages)) + "\n"
     with tempfile.TemporaryDirectory() as tmp:
         wheel = _build_wheel(Path(tmp))
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -71,10 +111,19 @@ def write_bundle(target: Path) -> Path:
                 info.external_attr = 0o755 << 16  # executable, as Gradescope requires
                 bundle.writestr(info, text)
             bundle.write(wheel, wheel.name)
-            # The written parts are graded in Gradescope itself (Decision 8): the questions and
-            # their rubric items, to set up as the assignment's manually graded questions.
-            bundle.writestr(MANUAL_QUESTIONS, question_cells.rubric_markdown())
+            bundle.writestr("requirements.txt", requirements)
+            if course_file is not None:
+                bundle.write(course_file, COURSE_FILE)
     return target
+
+
+def written_questions(target: Path) -> Path:
+    """Write, beside the bundle, the written questions for Gradescope's manual grading: each
+    question's text, points and rubric, to enter as the assignment's outline (results.json
+    carries the automatic tests only, Decision 8). For the instructor: never in the zip."""
+    path = target.with_name(f"{target.stem}-written-questions.md")
+    write_atomic(path, question_cells.rubric_markdown())
+    return path
 
 
 def find_submission(submission: Path) -> Path:
@@ -95,7 +144,10 @@ def run(root: Path) -> int:
     results.mkdir(parents=True, exist_ok=True)
     options = Options(suites=FINAL)  # results.json: the questions' auto-graded parts only (Decision 8)
     report = grade(find_submission(root / "submission"), options)
-    write_atomic(results / "results.json", reporters.to_gradescope(report, options.settings.lang))
+    settings = options.settings
+    write_atomic(
+        results / "results.json", reporters.to_gradescope(report, settings.lang, settings.gradescope_visibility)
+    )
     return 0
 
 

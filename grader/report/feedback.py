@@ -28,7 +28,28 @@ def _test(result: CheckResult, lang: str) -> dict[str, str]:
     }
 
 
-def feedback_html(report: Report, *, student: str, assignment: str, lang: str = "en") -> str:
+def terms_lines(report: Report, lang: str, *, late_penalty: float = 0.0, manual_points: float = 0.0) -> list[str]:
+    """What the score above does not say: a late penalty taken off it, and the points of the
+    written answers still to be graded by hand."""
+    lines = []
+    if late_penalty:
+        after = points(max(0.0, report.score - late_penalty))
+        params = {"penalty": points(late_penalty), "score": after, "max_score": points(report.max_score)}
+        lines.append(render(Message("feedback.late_penalty", params), lang))
+    if manual_points:
+        lines.append(render(Message("feedback.manual_points", {"points": points(manual_points)}), lang))
+    return lines
+
+
+def feedback_html(
+    report: Report,
+    *,
+    student: str,
+    assignment: str,
+    lang: str = "en",
+    late_penalty: float = 0.0,
+    manual_points: float = 0.0,
+) -> str:
     exercises: list[dict[str, Any]] = [
         {
             "name": name,
@@ -45,6 +66,7 @@ def feedback_html(report: Report, *, student: str, assignment: str, lang: str = 
         total_label=render(Message("feedback.total"), lang),
         score=points(report.score),
         max_score=points(report.max_score),
+        terms=terms_lines(report, lang, late_penalty=late_penalty, manual_points=manual_points),
         notes=[render(n, lang) for n in report.notes],
         exercises=exercises,
         footer=render(Message("feedback.footer"), lang),

@@ -10,11 +10,13 @@ import csv
 import io
 import json
 import textwrap
+from collections.abc import Mapping
 from typing import Any
 
 from grader.messages import Message, describe, render
 from grader.model import Report, Status
 from grader.report.encoding import report_to_data, test_output
+from grader.settings import GRADESCOPE_VISIBILITY
 
 FORMATS = ("text", "json", "gradescope", "csv")
 
@@ -56,8 +58,9 @@ def manual_lines(report: Report, lang: str) -> list[str]:
     return lines
 
 
-def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
-    """A table per exercise, then each failure's explanation, then the total."""
+def to_text(report: Report, lang: str = "en", width: int = 88, manual_points: float = 0.0) -> str:
+    """A table per exercise, then each failure's explanation, then the total (and the points
+    of written answers still to be graded by hand, when there are some)."""
     out = [
         render(Message("report.title", {"submission": report.submission, "suites": " + ".join(report.suites)}), lang)
     ]
@@ -82,6 +85,8 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     out.append(
         render(Message("report.total", {"score": points(report.score), "max_score": points(report.max_score)}), lang)
     )
+    if manual_points and not report.manual:  # the questions' written parts already say it
+        out.append(render(Message("feedback.manual_points", {"points": points(manual_points)}), lang))
     return "\n".join(out) + "\n"
 
 
@@ -90,12 +95,16 @@ def to_json(report: Report, lang: str = "en") -> str:
     return json.dumps(report_to_data(report, lang), indent=2, ensure_ascii=False) + "\n"
 
 
-def to_gradescope(report: Report, lang: str = "en") -> str:
-    """Gradescope's ``results.json``: one test entry per check, all visible to the student.
+def to_gradescope(report: Report, lang: str = "en", visibility: Mapping[str, str] | None = None) -> str:
+    """Gradescope's ``results.json``: one test entry per check.
 
-    Hidden tests are visible by *name and message* only; their source never leaves the
-    grader. Gradescope accepts ``passed``/``failed`` as a test status.
+    ``visibility`` says when Gradescope shows each kind of test (``public``/``hidden`` to
+    ``visible``, ``after_due_date``, ``after_published`` or ``hidden``; the course file's
+    ``[gradescope]``); by default hidden tests wait for the due date. Even then a hidden test
+    shows its *name and message* only; its source never leaves the grader. Gradescope accepts
+    ``passed``/``failed`` as a test status.
     """
+    shown = {**GRADESCOPE_VISIBILITY, **(visibility or {})}
     summary = [isolation_summary(report, lang), *(render(n, lang) for n in report.notes)]
     data: dict[str, Any] = {
         "score": report.score,
@@ -113,7 +122,7 @@ def to_gradescope(report: Report, lang: str = "en") -> str:
                 "output": (f"[{r.status.value}] " + test_output(r, lang)).strip()
                 if r.status is not Status.PASSED
                 else "",
-                "visibility": "visible",
+                "visibility": shown[r.visibility.value],
                 "tags": [r.exercise, r.visibility.value],
             }
             for r in report.results
@@ -134,8 +143,18 @@ def to_csv(report: Report) -> str:
     return buf.getvalue()
 
 
-def render_report(report: Report, fmt: str, lang: str = "en") -> str:
+def render_report(
+    report: Report,
+    fmt: str,
+    lang: str = "en",
+    manual_points: float = 0.0,
+    visibility: Mapping[str, str] | None = None,
+) -> str:
     """Dispatch on the format name (one of :data:`FORMATS`)."""
     if fmt == "csv":
         return to_csv(report)
+    if fmt == "text":
+        return to_text(report, lang, manual_points=manual_points)
+    if fmt == "gradescope":
+        return to_gradescope(report, lang, visibility)
     return {"text": to_text, "json": to_json, "gradescope": to_gradescope}[fmt](report, lang)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from grader import files
 from grader.classgrade import ClassRun, Refused, StudentOutcome, Submitted, grade_class
@@ -26,6 +27,11 @@ from grader.report.store import key_of, write_atomic
 from grader.runner import Options
 from grader.sandbox.inside.protocol import clean_text
 
+FEEDBACK_PAGE = "normlab-feedback.html"
+SECRET = "submission_secret.txt"
+"""What ``nbgrader submit`` leaves beside the notebook; ``release_feedback`` needs it to name the
+feedback file only the student can find."""
+SECRET_BYTES = 1024
 STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
 """A student folder name the gradebook, the file system and every report can carry."""
 TIMESTAMP_BYTES = 1024
@@ -100,6 +106,9 @@ class NbgraderCourse:
             path = self.staging / student / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
+            secret = self._read(f"{folder}/{SECRET}", SECRET_BYTES, notes) if SECRET in inside else None
+            if secret is not None:
+                (path.parent / SECRET).write_bytes(secret)
         return Submitted(student, path, key, tuple(notes), timestamp)
 
     def _read(self, relative: str, limit: int, notes: list[Message]) -> bytes | None:
@@ -108,6 +117,13 @@ class NbgraderCourse:
         except files.Unreadable as exc:
             notes.append(Message("submission.not_read", {"path": relative.rsplit("/", 1)[-1], "reason": str(exc)}))
             return None
+
+
+def _write_readable(path: Path, text: str) -> None:
+    """Write atomically, readable by all like the files nbgrader writes (feedback is copied to
+    the exchange with its mode, and a student must be able to read it)."""
+    write_atomic(path, text)
+    path.chmod(0o644)
 
 
 def _only_notebook(entries: dict[str, str]) -> str | None:
@@ -135,25 +151,57 @@ class NbgraderPublisher:
     lang: str
 
     def __post_init__(self) -> None:
-        self.released_path = self.course.released_notebook()
-        self.released = gradebook.released_notebook(self.released_path.read_text(encoding="utf-8"))
-        self.gradebook = gradebook.GradebookWriter(gradebook.course_config(self.course.root), self.course.assignment)
+        import nbformat
 
-    def publish(self, submitted: Submitted, report: Report) -> None:
+        self.released_path = self.course.released_notebook()
+        self.released: Any = nbformat.read(str(self.released_path), as_version=4)
+        self.config = gradebook.course_config(self.course.root)
+        self.terms, self.extensions = gradebook.scoring_state(self.config, self.course.assignment)
+
+    def scoring_key(self, submitted: Submitted) -> str:
+        """The due date, the late policy, this student's extension and hand-in time."""
+        extension = self.extensions.get(submitted.student, "")
+        return key_of(self.terms.encode(), extension.encode(), (submitted.timestamp or "").encode())
+
+    def publish(self, submitted: Submitted, report: Report) -> float:
+        """The gradebook, then ``autograded/<student>/<assignment>/`` as nbgrader's own autograde
+        leaves it (the notebook, ``timestamp.txt``, ``submission_secret.txt``) plus normlab's
+        feedback page, which ``nbgrader generate_feedback`` copies into ``feedback/`` and which
+        the autograded notebook also shows in its first cell (so the student's ``lab.html``
+        carries it through ``release_feedback`` and ``fetch_feedback``)."""
+        import nbformat
+
         course, student = self.course, submitted.student
         student_nb = gradebook.read_student_notebook(submitted.path)
         answered = gradebook.answered_cells(self.released, student_nb)
-        self.gradebook.record(student, report, answered, submitted.timestamp)
+        penalty = gradebook.record(self.config, course.assignment, student, report, answered, submitted.timestamp)
+        page = feedback_html(
+            report,
+            student=student,
+            assignment=course.assignment,
+            lang=self.lang,
+            late_penalty=penalty,
+            manual_points=self.manual_points,
+        )
         autograded = course.root / "autograded" / student / course.assignment
-        nb = gradebook.autograded_notebook(self.released, student_nb, report, self.lang)
-        write_atomic(autograded / self.released_path.name, gradebook.notebook_text(nb))
+        nb = gradebook.with_feedback(gradebook.autograded_notebook(self.released, student_nb, report, self.lang), page)
+        _write_readable(autograded / self.released_path.name, nbformat.writes(nb))
+        _write_readable(autograded / FEEDBACK_PAGE, page)
         if submitted.timestamp is not None:
-            write_atomic(autograded / "timestamp.txt", submitted.timestamp)
-        feedback = course.root / "feedback" / student / course.assignment / "normlab-feedback.html"
-        write_atomic(feedback, feedback_html(report, student=student, assignment=course.assignment, lang=self.lang))
+            _write_readable(autograded / "timestamp.txt", submitted.timestamp)
+        secret = submitted.path.parent / SECRET if submitted.path is not None else None
+        if secret is not None and secret.is_file():
+            _write_readable(autograded / SECRET, secret.read_text(encoding="utf-8", errors="replace"))
+        return penalty
 
-    def close(self) -> None:
-        self.gradebook.close()
+    @property
+    def manual_points(self) -> float:
+        """The points of the written answers, graded by hand in formgrader."""
+        return sum(
+            float(cell.metadata["nbgrader"].get("points", 0))
+            for cell in self.released.cells
+            if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "markdown"
+        )
 
 
 def summary_image(course_dir: Path, assignment: str) -> Path:
@@ -171,14 +219,14 @@ def autograde(
     scheduler: str | None = None,
     force: bool = False,
     progress: bool = True,
+    students: frozenset[str] = frozenset(),
 ) -> Iterator[StudentOutcome]:
-    """Grade every submission of ``assignment``; yield one outcome per student."""
+    """Grade every submission of ``assignment`` (or only ``students``'s, graded again even if
+    done); yield one outcome per student."""
     options = options or Options()
     with tempfile.TemporaryDirectory(prefix="normlab-staging-") as staging:
         course = NbgraderCourse(course_dir.resolve(), assignment, Path(staging))
         publisher = NbgraderPublisher(course, options.settings.lang)
         run = ClassRun(course, publisher, options, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
-        try:
-            yield from grade_class(run)
-        finally:
-            publisher.close()
+        run = replace(run, students=students)
+        yield from grade_class(run)

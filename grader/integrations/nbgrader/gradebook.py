@@ -8,30 +8,35 @@ review when the student answered.
 
 The autograded notebook that formgrader shows is rebuilt from the *released* notebook (never
 the source, which holds the solutions): each solution cell gets the student's own definition
-of its function (found by name), each answer cell the student's answer (found by grade id),
-each question's answers cell the student's ``answers_<id> = {...}`` (found by name),
-and each test cell an output with normlab's verdicts, so nothing about the student's cell
-structure can break it.
+of its function (found by name), each answer cell the student's answer (found by grade id,
+followed by any markdown cell the student added after that question), each question's
+answers cell the student's ``answers_<id> = {...}`` (found by name), and each test cell an
+output with normlab's verdicts, so nothing about the student's cell structure can break it.
+The cells the student added are kept, as theirs (text only, without their metadata or
+outputs), after the released cell they followed.
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 import json
 import os
 import sys
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+import nbformat
 
 from grader.course import EXERCISES
 from grader.faults import GraderFault
 from grader.integrations.nbgrader.question_cells import auto_cell_id
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
-from grader.notebook import CELL_CAP, cell_source, cells, statement_text
+from grader.notebook import CELL_CAP, Cell, cells, statement_text
 from grader.questions import NOTEBOOK_PREFIX
 from grader.report.reporters import STATUS_MARK
 
@@ -41,19 +46,22 @@ class CourseConfig:
     root: Path
     course_id: str
     db_url: str
+    config: Any = None
+    """The whole traitlets configuration of the course (``nbgrader_config.py``), for the parts
+    of nbgrader normlab runs as they are (the late-submission plugin)."""
 
 
 def course_config(root: Path) -> CourseConfig:
-    """Read the course's ``nbgrader_config.py`` the way nbgrader's ``CourseDirectory`` does
-    (its ``course_id`` and ``db_url``, the database defaulting to ``gradebook.db`` in the
-    course), with traitlets' own loader and without importing nbgrader's application stack."""
+    """Read the course's ``nbgrader_config.py`` the way nbgrader does."""
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import Config
     from traitlets.config.loader import PyFileConfigLoader
 
     config_file = root / "nbgrader_config.py"
-    config: Any = PyFileConfigLoader(config_file.name, path=str(root)).load_config() if config_file.exists() else {}
-    settings = config.get("CourseDirectory", {})
-    db_url = str(settings.get("db_url") or "") or f"sqlite:///{os.path.abspath(root / 'gradebook.db')}"
-    return CourseConfig(root=root, course_id=str(settings.get("course_id") or "").strip(), db_url=db_url)
+    config = PyFileConfigLoader(config_file.name, path=str(root)).load_config() if config_file.exists() else Config()
+    coursedir = CourseDirectory(config=config)
+    coursedir.root = str(root)
+    return CourseConfig(root=root, course_id=coursedir.course_id, db_url=coursedir.db_url, config=config)
 
 
 def parse_utc(text: str) -> datetime:
@@ -100,75 +108,85 @@ def cell_scores(report: Report) -> dict[str, float]:
     return {cell: sum(r.score for r in results) for cell, results in results_by_cell(report).items()}
 
 
-@dataclass
-class GradebookWriter:
-    """The course's gradebook, opened once for a whole run of ``normlab autograde``.
+def record(
+    config: CourseConfig, assignment: str, student: str, report: Report, answered: set[str], timestamp: str | None
+) -> float:
+    """Write one student's grades into the gradebook (idempotent), then apply the course's late
+    policy as ``nbgrader autograde`` does; returns the late penalty (0 when on time)."""
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.utils import parse_utc
 
-    nbgrader's API (and with it nbgrader's package, which is slow to import) is loaded and the
-    database opened when the first grade is written, while the pool is already grading; each
-    student's grades are then one transaction, committed before the student is marked done."""
-
-    config: CourseConfig
-    assignment: str
-    _gb: Any = None
-    _cells: dict[str, str] = field(default_factory=dict)
-    """The assignment's grade cells: name by database id."""
-
-    def _open(self) -> Any:
-        if self._gb is not None:
-            return self._gb
-        from nbgrader.api import Gradebook, MissingEntry
-
-        _ensure_alembic_on_path()
-        gb = Gradebook(self.config.db_url, self.config.course_id)
+    _ensure_alembic_on_path()
+    scores = cell_scores(report)
+    # nbgrader's own update_or_create_submission triggers SQLAlchemy autoflush warnings.
+    with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
+        warnings.simplefilter("ignore", category=Warning)
         try:
-            stored = gb.find_assignment(self.assignment)
+            stored = gb.find_assignment(assignment)
         except MissingEntry:
-            gb.close()
             raise GraderFault(
-                f"assignment {self.assignment!r} is not in the gradebook: run `nbgrader generate_assignment "
-                f"{self.assignment}` in the course directory first"
+                f"assignment {assignment!r} is not in the gradebook: run `nbgrader generate_assignment {assignment}` "
+                "in the course directory first"
             ) from None
-        self._cells = {cell.id: cell.name for notebook in stored.notebooks for cell in notebook.grade_cells}
-        self._gb = gb
-        return gb
-
-    def record(self, student: str, report: Report, answered: set[str], timestamp: str | None) -> None:
-        """Write one student's grades (idempotent), in one transaction."""
-        scores = cell_scores(report)
-        # nbgrader's own update_or_create_submission triggers SQLAlchemy autoflush warnings.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", category=Warning)
-            gb = self._open()
-            try:
-                gb.update_or_create_student(student)
-                when = {"timestamp": datetime.fromisoformat(timestamp)} if timestamp else {}
-                submission = gb.update_or_create_submission(self.assignment, student, **when)
-                for notebook in submission.notebooks:
-                    for grade in notebook.grades:
-                        _score(grade, self._cells.get(grade.cell_id), scores, answered)
-                gb.db.commit()
-            except BaseException:
-                gb.db.rollback()
-                raise
-
-    def close(self) -> None:
-        if self._gb is not None:
-            self._gb.close()
-            self._gb = None
+        gb.update_or_create_student(student)
+        when = {"timestamp": parse_utc(timestamp)} if timestamp else {}
+        gb.update_or_create_submission(assignment, student, **when)
+        for notebook in stored.notebooks:
+            for cell in notebook.grade_cells:
+                grade = gb.find_grade(cell.name, notebook.name, assignment, student)
+                if cell.name in scores:
+                    grade.auto_score = scores[cell.name]
+                    grade.needs_manual_grade = grade.manual_score is not None
+                else:
+                    # A written answer: nothing to autograde; flag it for formgrader if given.
+                    grade.auto_score = None if cell.name in answered else 0.0
+                    grade.needs_manual_grade = cell.name in answered and grade.manual_score is None
+        gb.db.commit()
+        return _late_penalty(gb, config, assignment, student)
 
 
-def _score(grade: Any, name: str | None, scores: dict[str, float], answered: set[str]) -> None:
-    """Set one grade row: a test cell's points, or a written answer left for formgrader."""
-    if name is None:  # a cell of another assignment's notebook: not ours to touch
-        return
-    if name in scores:
-        grade.auto_score = scores[name]
-        grade.needs_manual_grade = grade.manual_score is not None
-    else:
-        # A written answer: nothing to autograde; flag it for formgrader if given.
-        grade.auto_score = None if name in answered else 0.0
-        grade.needs_manual_grade = name in answered and grade.manual_score is None
+def _late_penalty(gb: Any, config: CourseConfig, assignment: str, student: str) -> float:
+    """nbgrader's own late policy on one submission: its ``AssignLatePenalties`` preprocessor,
+    configured from the course (``c.AssignLatePenalties.plugin_class``,
+    ``c.LateSubmissionPlugin.penalty_method`` ...), run step for step as ``nbgrader autograde``
+    runs it on each notebook: the plugin's penalty, clamped to [0, the notebook's score]."""
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    assigner = AssignLatePenalties(config=config.config)
+    assigner.init_plugin()
+    submission = gb.find_submission(assignment, student)
+    seconds_late = submission.total_seconds_late
+    total = 0.0
+    for notebook in submission.notebooks:
+        notebook.late_submission_penalty = None
+        if seconds_late > 0:
+            penalty = assigner.plugin_inst.late_submission_penalty(student, notebook.score, seconds_late)
+            if penalty is not None:
+                notebook.late_submission_penalty = assigner._check_late_penalty(notebook, penalty)
+                total += float(notebook.late_submission_penalty)
+    gb.db.commit()
+    return total
+
+
+def scoring_state(config: CourseConfig, assignment: str) -> tuple[str, dict[str, str]]:
+    """What scores depend on beyond the verdicts: the assignment's due date and the course's
+    late policy (one text for the class), and each student's extension. A change re-scores."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    policy = {
+        name: repr(sorted((key, repr(value)) for key, value in config.config.get(name, {}).items()))
+        for name in ("AssignLatePenalties", "LateSubmissionPlugin")
+    }
+    _ensure_alembic_on_path()
+    with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
+        warnings.simplefilter("ignore", category=Warning)
+        try:
+            stored = gb.find_assignment(assignment)
+        except MissingEntry:
+            return repr(policy), {}
+        # No extension reads the same before a student's first grading and after it.
+        extensions = {s.student.id: repr(s.extension) for s in stored.submissions if s.extension is not None}
+        return repr((policy, repr(stored.duedate))), extensions
 
 
 # -- the autograded notebook --------------------------------------------------------------------
@@ -223,23 +241,66 @@ def read_student_notebook(path: Path | None) -> dict[str, Any]:
         return {"cells": []}
 
 
-def released_notebook(text: str) -> dict[str, Any]:
-    """The released notebook (our own file, written by ``nbgrader generate_assignment``) as
-    plain JSON data: no schema validation, so nbformat (and jsonschema) stay out of grading."""
-    nb = json.loads(text)
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise GraderFault("the released notebook is not a notebook: run `nbgrader generate_assignment` again")
-    return nb
+def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, list[Cell]]:
+    """The cells the student added (any cell without a grade id of the released notebook), by
+    the released cell they follow in the student's notebook ("" before the first one)."""
+    known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
+    anchor, extra = "", dict[str, list[Cell]]()
+    for cell in cells(student_nb):
+        grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
+        if grade_id in known:
+            anchor = grade_id
+        elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
+            extra.setdefault(anchor, []).append(cell)
+    return extra
 
 
-def answered_cells(released: dict[str, Any], student_nb: dict[str, Any]) -> set[str]:
-    """Grade ids of written-answer cells the student changed from the released stub."""
-    stubs = {
-        str(c.nbgrader.get("grade_id")): c.source
-        for c in cells(released)
-        if c.nbgrader.get("solution") and c.kind == "markdown"
+def _question_of(anchor: str, answer_ids: set[str]) -> str | None:
+    """The answer cell a student's extra markdown cell belongs to: one that follows a question
+    or its answer cell."""
+    for suffix in ("-question", "-answer"):
+        if anchor.endswith(suffix) and anchor[: -len(suffix)] + "-answer" in answer_ids:
+            return anchor[: -len(suffix)] + "-answer"
+    return None
+
+
+def written_answers(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, str]:
+    """Each written answer by its answer cell's grade id: the answer cell's text, followed by
+    any markdown cell the student added after the question (Decision 8: copied into the
+    question's answer cell, for the person grading)."""
+    answer_ids = {
+        c.metadata["nbgrader"]["grade_id"]
+        for c in released.cells
+        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
     }
-    return {gid for gid, text in _answers(student_nb).items() if gid in stubs and text.strip() != stubs[gid].strip()}
+    found = {gid: text for gid, text in _answers(student_nb).items() if gid in answer_ids}
+    for anchor, added in _extra_cells(released, student_nb).items():
+        target = _question_of(anchor, answer_ids)
+        texts = [cell.source for cell in added if cell.kind == "markdown"]
+        if target is not None and texts:
+            found[target] = "\n\n".join([found[target], *texts] if target in found else texts)
+    return found
+
+
+def answered_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> set[str]:
+    """Grade ids of written-answer cells the student changed from the released stub (to some
+    text), or answered in a markdown cell of their own after the question."""
+    stubs = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in released.cells
+        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
+    }
+    written = written_answers(released, student_nb)
+    # A blanked stub is not an answer either.
+    return {gid for gid, text in written.items() if gid in stubs and text.strip() not in ("", stubs[gid].strip())}
+
+
+def _kept(cell: Cell) -> Any:
+    """A cell the student added, kept in the autograded notebook as theirs: its text only (no
+    metadata of theirs reaches nbgrader, no output of theirs is shown as a result)."""
+    if cell.kind == "markdown":
+        return nbformat.v4.new_markdown_cell(cell.source)
+    return nbformat.v4.new_code_cell(cell.source)
 
 
 def _verdict_lines(results: list[CheckResult], lang: str) -> str:
@@ -263,43 +324,62 @@ def _answers_name(source: str) -> str | None:
 
 
 def autograded_notebook(
-    released: dict[str, Any], student_nb: dict[str, Any], report: Report, lang: str = "en"
-) -> dict[str, Any]:
-    """The released notebook with the student's code and answers and normlab's verdicts."""
-    nb: dict[str, Any] = json.loads(json.dumps(released))  # a deep copy of plain JSON data
-    definitions, answers = _definitions(student_nb), _answers(student_nb)
+    released: nbformat.NotebookNode, student_nb: dict[str, Any], report: Report, lang: str = "en"
+) -> nbformat.NotebookNode:
+    """The released notebook with the student's code, answers and added cells, and normlab's
+    verdicts: each released cell in its place, each cell the student added after the released
+    cell it followed (markdown after a question goes into that question's answer)."""
+    nb = copy.deepcopy(released)
+    definitions, answers = _definitions(student_nb), written_answers(released, student_nb)
+    answer_ids = set(answers)
+    extra = _extra_cells(released, student_nb)
     by_cell = results_by_cell(report)
-    for cell in nb["cells"]:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        grade_id, kind = str(meta.get("grade_id", "")), cell.get("cell_type")
-        if meta.get("solution") and kind == "code":
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        grade_id = meta.get("grade_id", "")
+        if meta.get("solution") and cell.cell_type == "code":
             function = grade_id.split("-", 1)[-1]
             if function in definitions:
-                cell["source"] = definitions[function]
+                cell.source = definitions[function]
         elif meta.get("solution") and grade_id in answers:
-            cell["source"] = answers[grade_id]
-        elif not meta and kind == "code" and (name := _answers_name(cell_source(cell))) in definitions:
-            cell["source"] = definitions[name]  # the student's answers to a question's auto-graded parts
-        elif meta.get("grade") and kind == "code":
+            cell.source = answers[grade_id]
+        elif not meta and cell.cell_type == "code" and (name := _answers_name(cell.source)) in definitions:
+            cell.source = definitions[name]  # the student's answers to a question's auto-graded parts
+        elif meta.get("grade") and cell.cell_type == "code":
             results = by_cell.get(grade_id, [])
             earned = sum(r.score for r in results)
-            text = _verdict_lines(results, lang)
-            cell["outputs"] = [
-                {"output_type": "stream", "name": "stdout", "text": text},
-                {
-                    "output_type": "execute_result",
-                    "data": {"text/plain": repr(float(earned))},
-                    "metadata": {},
-                    "execution_count": 1,
-                },
+            cell.outputs = [
+                nbformat.v4.new_output("stream", name="stdout", text=_verdict_lines(results, lang)),
+                nbformat.v4.new_output("execute_result", data={"text/plain": repr(float(earned))}, execution_count=1),
             ]
-            cell["execution_count"] = 1
+            cell.execution_count = 1
+    merged = [_kept(c) for c in extra.get("", [])]
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        absorbed = _question_of(grade_id, answer_ids) is not None
+        merged += [cell, *(_kept(c) for c in extra.get(grade_id, []) if not (absorbed and c.kind == "markdown"))]
+    nb.cells = merged
     return nb
 
 
-def notebook_text(nb: dict[str, Any]) -> str:
-    """A notebook as nbformat writes one (sorted keys, one-space indent, UTF-8 text)."""
-    return json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+def with_feedback(nb: nbformat.NotebookNode, page: str) -> nbformat.NotebookNode:
+    """The autograded notebook with normlab's feedback page shown in a first cell of its own
+    (the page's body as an HTML output, so ``nbgrader generate_feedback`` renders it into the
+    feedback the student fetches, and formgrader shows it to the person grading)."""
+    body = page.split("<body>", 1)[-1].rsplit("</body>", 1)[0]
+    cell = nbformat.v4.new_code_cell("# normlab's automatic grading: what the student's feedback says")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": body})]
+    cell.metadata["normlab"] = {"feedback": True}
+    nb.cells.insert(0, cell)
+    return nb
 
 
-__all__ = ["GradebookWriter", "autograded_notebook", "cell_scores", "course_config", "notebook_text", "parse_utc"]
+__all__ = [
+    "autograded_notebook",
+    "cell_scores",
+    "course_config",
+    "parse_utc",
+    "record",
+    "scoring_state",
+    "with_feedback",
+]

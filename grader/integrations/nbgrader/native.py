@@ -26,6 +26,7 @@ import pytest
 
 from grader import checks, course, discovery
 from grader.faults import StudentFault
+from grader.integrations.nbgrader.release import NOTEBOOK
 from grader.messages import Message, describe, render_all
 from grader.proxy import StudentProxy
 from grader.reference import Reference
@@ -64,7 +65,7 @@ class InKernelWorker:
 def local_student(namespace: dict[str, Any], scratch: str) -> StudentProxy:
     """A ``student`` fixture over a notebook's globals."""
     prepared = Prepared(
-        origin="<notebook>",
+        origin=f"{NOTEBOOK}.ipynb",  # the released notebook's name: what messages call it
         directory=Path(scratch),
         kind="notebook",
         single=NOTEBOOK_MODULE,

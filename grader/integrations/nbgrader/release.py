@@ -18,6 +18,12 @@ The notebook is built with nbformat from jinja2 templates:
   with a rubric for graders.
 
 The rubric is also written to ``normlab/<assignment>/rubric.md``, outside ``source/``.
+
+An existing course is joined, never overwritten: an instructor's ``nbgrader_config.py`` is kept
+as it is, with only the settings normlab needs and it lacks appended at its end (a value the
+instructor chose is kept, and said); other assignments in ``source/`` are left alone; and an
+assignment folder holding notebooks normlab did not write is refused, as is a config that
+cannot be read or that points nbgrader at another course root.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import ast
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +40,7 @@ import nbformat
 from grader import course, discovery
 from grader.course import EXERCISES, MODULES
 from grader.integrations.nbgrader import question_cells
+from grader.messages import Message
 from grader.notebook import first_line
 from grader.public import ANSWERS_FILE
 from grader.report import jinja
@@ -42,6 +50,35 @@ from grader.stubs import BEGIN, PLAIN_CHECKS
 NOTEBOOK = "lab"
 DEFAULT_ASSIGNMENT = "normlab"
 COURSE_ID = "normlab"
+CONFIG = "nbgrader_config.py"
+NEEDED = {
+    ("OverwriteCells", "add_missing_cells"): True,
+    ("ExecutePreprocessor", "timeout"): 120,
+    ("ExecutePreprocessor", "interrupt_on_timeout"): True,
+}
+"""What the course needs from nbgrader's config: deleted test cells put back, and time for the
+hidden test cells on the native path."""
+MERGED = "# --- added by `normlab release`: settings normlab needs (everything above is yours, kept) ---"
+OURS = "rmsnorm-hidden"
+"""A grade id only a notebook normlab wrote has."""
+
+
+class ReleaseRefused(Exception):
+    """The course cannot be written without destroying something of the instructor's."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(message.id)
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Written:
+    """What a release wrote, and what it chose not to change (to tell the instructor)."""
+
+    paths: list[Path]
+    notes: list[Message]
+
+
 _HINT_LINE = re.compile(r"^(\s*)### BEGIN SOLUTION\s*hint:\s*(.*\S)\s*$")
 
 
@@ -184,17 +221,71 @@ def _course_file_text() -> str:
     return jinja.render("normlab.toml.j2", **values) + "\n"
 
 
-def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list[Path]:
-    """Write (or refresh) the nbgrader course files for ``assignment``; returns what was written."""
+def _merge_config(course_dir: Path) -> tuple[bool, list[Message]]:
+    """Join an existing ``nbgrader_config.py``: append what normlab needs and it lacks; keep
+    the rest. Returns whether it was changed, and notes on values kept."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    path = course_dir / CONFIG
+    try:
+        config = PyFileConfigLoader(CONFIG, path=str(course_dir)).load_config()
+    except Exception as exc:  # whatever is wrong in the instructor's file, it is not touched
+        raise ReleaseRefused(Message("release.config_unreadable", {"path": str(path), "reason": str(exc)})) from None
+    root = config.get("CourseDirectory", {}).get("root")
+    if root and Path(str(root)).resolve() != course_dir:
+        raise ReleaseRefused(Message("release.config_root", {"path": str(path), "root": str(root)}))
+    added, notes = [], []
+    for (section, key), value in NEEDED.items():
+        mine = config.get(section, {})
+        if key not in mine:
+            added.append(f"c.{section}.{key} = {value!r}")
+        elif mine[key] != value:
+            notes.append(
+                Message(
+                    "release.config_kept",
+                    {"setting": f"{section}.{key}", "yours": repr(mine[key]), "ours": repr(value)},
+                )
+            )
+    if added:
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.rstrip("\n") + "\n\n" + MERGED + "\n" + "\n".join(added) + "\n", encoding="utf-8")
+    return bool(added), notes
+
+
+def _check_source(source: Path, assignment: str) -> None:
+    """Refuse an assignment folder that holds notebooks normlab did not write."""
+    if not source.is_dir():
+        return
+    for notebook in sorted(source.glob("*.ipynb")):
+        try:
+            cells = nbformat.read(str(notebook), as_version=4).cells
+            ours = notebook.name == f"{NOTEBOOK}.ipynb" and any(
+                c.metadata.get("nbgrader", {}).get("grade_id") == OURS for c in cells
+            )
+        except Exception:  # unreadable: certainly not something to overwrite
+            ours = False
+        if not ours:
+            raise ReleaseRefused(Message("release.not_ours", {"assignment": assignment, "notebook": notebook.name}))
+
+
+def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> Written:
+    """Write (or refresh) the nbgrader course files for ``assignment`` in a new or existing
+    course; raises :class:`ReleaseRefused` before writing anything it would destroy."""
     course_dir = course_dir.resolve()
     source = course_dir / "source" / assignment
+    _check_source(source, assignment)
+    config = course_dir / CONFIG
+    written: list[Path] = []
+    notes: list[Message] = []
+    if config.exists():
+        changed, notes = _merge_config(course_dir)
+        if changed:
+            written.append(config)
+    else:
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(jinja.render("nbgrader_config.py.j2", course_id=COURSE_ID) + "\n")
+        written.append(config)
     source.mkdir(parents=True, exist_ok=True)
-    written = []
-    config = course_dir / "nbgrader_config.py"
-    config.write_text(
-        jinja.render("nbgrader_config.py.j2", course_id=COURSE_ID, root=str(course_dir), assignment=assignment) + "\n"
-    )
-    written.append(config)
     course_file = course_dir / COURSE_FILE
     if not course_file.exists():  # the instructor's own settings are never overwritten
         course_file.write_text(_course_file_text(), encoding="utf-8")
@@ -215,7 +306,7 @@ def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> list
     rubric.parent.mkdir(parents=True, exist_ok=True)
     rubric.write_text(question_cells.rubric_markdown(), encoding="utf-8")
     written.append(rubric)
-    return written
+    return Written(written, notes)
 
 
-__all__ = ["build_notebook", "write_course"]
+__all__ = ["ReleaseRefused", "Written", "build_notebook", "write_course"]

@@ -1,0 +1,123 @@
+"""A class handed in as a folder of submissions, without nbgrader: a class-grading source and
+publisher for ``normlab grade-class``.
+
+Each entry of the folder is one student: ``<student>.py`` (one file that defines every
+function), ``<student>.ipynb`` (a notebook) or ``<student>/`` (a folder with the exercise
+modules, ``rmsnorm.py`` ...). The pipeline is ``grader/classgrade.py``, so the class gets what an
+nbgrader class gets: parallel grading in the sandbox, a stored report per student, resuming,
+``--student`` and ``--force``. What is published: a feedback page per student
+(``<out>/feedback/<student>.html``) and, after the run, ``<out>/grades.csv`` with every stored
+grade. Nothing in the students' folder is written to or followed through a link.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader import files
+from grader.classgrade import Refused, Submitted
+from grader.course import MODULES
+from grader.integrations.nbgrader.autograde import STUDENT_ID
+from grader.model import Report
+from grader.notebook import MAX_NOTEBOOK_BYTES
+from grader.report.encoding import report_from_data
+from grader.report.feedback import feedback_html
+from grader.report.store import key_of, write_atomic
+from grader.sandbox.inside.protocol import clean_text
+from grader.submission import MAX_MODULE_BYTES
+
+SUFFIXES = {".py": MAX_MODULE_BYTES, ".ipynb": MAX_NOTEBOOK_BYTES}
+"""What a one-file submission may be, and how large."""
+
+
+@dataclass(frozen=True)
+class FolderClass:
+    """A folder with one submission per student, graded into ``out``."""
+
+    root: Path
+    out: Path
+
+    @property
+    def work(self) -> Path:
+        return self.out / "normlab"
+
+    def submissions(self) -> Iterator[Submitted | Refused]:
+        try:
+            entries = files.entries(self.root)
+        except files.Unreadable as exc:
+            yield Refused(clean_text(str(self.root))[:100], f"the folder cannot be read ({exc})")
+            return
+        for name, kind in sorted(entries.items()):
+            student, suffix = (name, "") if kind == "dir" else (Path(name).stem, Path(name).suffix)
+            shown = clean_text(student)[:100]
+            if name.startswith(".") or (kind == "file" and suffix not in SUFFIXES):
+                continue  # not a submission: a hidden file, a spreadsheet, a README
+            if not STUDENT_ID.fullmatch(student):
+                yield Refused(shown, "the name is not a student id normlab can record (use ._@+- and alnum)")
+            elif kind not in ("dir", "file"):
+                yield Refused(
+                    shown, f"{clean_text(name)[:100]} is a link or not a regular file; links are never followed"
+                )
+            else:
+                yield self._submitted(student, name, kind)
+
+    def _submitted(self, student: str, name: str, kind: str) -> Submitted | Refused:
+        try:
+            return Submitted(student, self.root / name, self._key(name, kind))
+        except files.Unreadable as exc:
+            return Refused(student, f"the submission cannot be read ({exc})")
+
+    def _key(self, name: str, kind: str) -> str:
+        """A hash of what the grading reads: the file, or the folder's exercise modules."""
+        if kind == "file":
+            return key_of(name.encode(), files.read(self.root, name, SUFFIXES[Path(name).suffix]))
+        inside = files.entries(self.root, name)
+        parts = [
+            part
+            for module in MODULES
+            if inside.get(f"{module}.py") == "file"
+            for part in (module.encode(), files.read(self.root, f"{name}/{module}.py", MAX_MODULE_BYTES))
+        ]
+        return key_of(name.encode(), *parts)
+
+
+@dataclass(frozen=True)
+class FolderPublisher:
+    """Writes each student's feedback page into ``<out>/feedback/``."""
+
+    course: FolderClass
+    lang: str
+
+    def scoring_key(self, submitted: Submitted) -> str:
+        return ""  # no due date or late policy here: a score is its verdicts
+
+    def publish(self, submitted: Submitted, report: Report) -> float:
+        page = feedback_html(report, student=submitted.student, assignment=self.course.root.name, lang=self.lang)
+        target = self.course.out / "feedback" / f"{submitted.student}.html"
+        write_atomic(target, page)
+        target.chmod(0o644)
+        return 0.0
+
+
+def grades_csv(course: FolderClass) -> Path:
+    """``<out>/grades.csv``: every stored grade of the class, one row per student."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "score", "max_score"])
+    for path in sorted((course.work / "reports").glob("*.json")):
+        try:
+            report = report_from_data(json.loads(path.read_text(encoding="utf-8"))["report"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a report that cannot be read was never published: the run said so
+        writer.writerow([path.stem, f"{report.score:g}", f"{report.max_score:g}"])
+    target = course.out / "grades.csv"
+    write_atomic(target, buffer.getvalue())
+    return target
+
+
+__all__ = ["FolderClass", "FolderPublisher", "grades_csv"]
