@@ -94,9 +94,10 @@ def key_lines() -> set[str]:
 
 def leaks(text: str, *, solutions: bool = True) -> list[str]:
     """Hidden lines found in ``text`` (HTML entities decoded first). ``solutions=False`` for an
-    artifact of a student who submitted the reference code themselves."""
+    artifact of a student who submitted the reference code and answers themselves (their own
+    answers are in it, by right)."""
     text = html.unescape(text)
     flat = " ".join(text.split())  # prose wrapped over lines (a rubric item in a notebook cell)
     lines = hidden_lines() | (solution_lines() if solutions else set())
-    prose = rubric_lines() | key_lines()
+    prose = rubric_lines() | (key_lines() if solutions else set())
     return sorted({line for line in lines if line in text} | {line for line in prose if line in flat})

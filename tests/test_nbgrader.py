@@ -549,12 +549,12 @@ def test_feedback_goes_round_trip_through_nbgraders_exchange(course, tmp_path):
 def test_added_cells_are_kept_and_an_extra_markdown_answer_is_flagged(course):
     from nbgrader.api import Gradebook
 
-    from grader.questions import load
+    from grader.questions import load as load_bank
 
     base = course.parent / "extra-cells"
     shutil.copytree(course, base)
     shutil.rmtree(base / "submitted")
-    first, second = (q.id for q in load().questions[:2])
+    first, second = (q.id for q in load_bank().questions[:2])
     nb = filled(load(base / "release" / ASSIGNMENT / "lab.ipynb"), load(base / "source" / ASSIGNMENT / "lab.ipynb"))
     for cell in nb["cells"]:  # every answer cell left as released
         if cell["cell_type"] == "markdown" and cell["metadata"].get("nbgrader", {}).get("solution"):

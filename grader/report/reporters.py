@@ -85,8 +85,10 @@ def to_text(report: Report, lang: str = "en", width: int = 88, manual_points: fl
     out.append(
         render(Message("report.total", {"score": points(report.score), "max_score": points(report.max_score)}), lang)
     )
-    if manual_points and not report.manual:  # the questions' written parts already say it
-        out.append(render(Message("feedback.manual_points", {"points": points(manual_points)}), lang))
+    # The written parts listed above, or (without the question bank's parts) what the caller knows.
+    manual = sum(part.max_score for part in report.manual) or manual_points
+    if manual:
+        out.append(render(Message("feedback.manual_points", {"points": points(manual)}), lang))
     return "\n".join(out) + "\n"
 
 
