@@ -181,7 +181,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             raise GraderFault(f"pytest stopped with exit code {int(code)}")
         question_results, manual = _questions(submission, options)
         cell_notes = notebook.outcome_notes(
-            prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.call_seconds
+            prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.cell_seconds
         )
         return Report(
             submission=str(submission),

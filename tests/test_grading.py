@@ -137,6 +137,20 @@ def test_infinite_loop_times_out_and_the_rest_is_graded(tmp_path):
     assert sum(r.exercise == "compare" and r.status is Status.PASSED for r in report.results) >= 4
 
 
+def test_a_notebook_cell_slower_than_a_tight_call_limit_still_runs(tmp_path):
+    """A calibrated call limit (seconds) is not a cell's limit: Jupyter never times a cell, and a
+    slow import or demonstration must not remove the cell's definitions."""
+    source = (course.solutions_dir() / "rmsnorm.py").read_text()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import time\ntime.sleep(2.5)\n" + source)])
+    path = tmp_path / "slow_cell.ipynb"
+    nbformat.write(nb, str(path))
+    tight = current_settings().replace(limits=Limits(call_seconds=1.0))
+    report = grade(path, Options(suites=("public",), settings=tight, select="rmsnorm"))
+    rms = [r for r in report.results if r.exercise == "rmsnorm"]
+    assert rms and all(r.status is Status.PASSED for r in rms), [(r.name, r.status) for r in rms]
+    assert "submission.cell_timeout" not in {note.id for note in report.notes}
+
+
 def test_patching_allclose_does_not_help(tmp_path):
     sub = patched(
         tmp_path / "sub",

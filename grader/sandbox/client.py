@@ -223,7 +223,7 @@ class Worker:
                 self.launch = self.make_launch()
                 self._spawn(self.launch)
             self._prestarted = False
-            reply = self._wait(deadline=time.monotonic() + max(self.limits.call_seconds, 30.0), per_cell=True)
+            reply = self._wait(deadline=time.monotonic() + max(self.limits.cell_seconds, 30.0), per_cell=True)
             if reply.kind is ReplyKind.ANSWER and reply.message.get("event") == "ready":
                 self.ready = reply.message
                 if self.cell_outcomes is None:  # the first run's outcomes: later runs are the same cells
@@ -331,7 +331,7 @@ class Worker:
                 # The cell's number is the worker's word: only a cell we sent can be blamed.
                 if value.get("cell") in self.cells:
                     cell = value["cell"]
-                    deadline = time.monotonic() + self.limits.call_seconds
+                    deadline = time.monotonic() + self.limits.cell_seconds
                 continue
             return Reply(ReplyKind.ANSWER, message=value, importing=importing)
 

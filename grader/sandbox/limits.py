@@ -28,6 +28,9 @@ def pin_threads() -> None:
         os.environ.setdefault(variable, value)
 
 
+CELL_FLOOR_SECONDS = 10.0
+
+
 @dataclass(frozen=True)
 class Limits:
     """Bounds on what one student's worker may use. Defaults suit this lesson's small arrays."""
@@ -53,6 +56,13 @@ class Limits:
     """After this many timeouts of one function, its remaining calls are not run."""
     submission_seconds: float = 600.0
     """Wall-clock budget for all calls of one submission; later calls are not run."""
+
+    @property
+    def cell_seconds(self) -> float:
+        """Wall-clock limit for one notebook cell: the call limit, but never under the old flat
+        10 s. A cell runs a student's imports and demonstrations, which Jupyter never times; a
+        limit calibrated on the reference's calls must not remove a slow cell's definitions."""
+        return max(self.call_seconds, CELL_FLOOR_SECONDS)
 
     def apply_rlimits(self, unprivileged: bool) -> None:
         """Set the rlimits in the calling process (used in the child before exec)."""
