@@ -13,6 +13,7 @@ import functools
 import http.server
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -331,5 +332,12 @@ def test_search_finds_pages_in_both_languages(page, base_url, url, query, expect
             page.locator(".md-search__input").press("Control+A")
             page.locator(".md-search__input").press("Backspace")
     results.first.wait_for(state="attached", timeout=5000)
-    hrefs = [results.nth(i).get_attribute("href") or "" for i in range(results.count())]
+    # Material re-renders the result list while the query settles: read every link at once (a
+    # link counted, then gone, timed out one run), and give the list a few seconds to settle.
+    deadline = time.monotonic() + 10
+    while True:
+        hrefs = results.evaluate_all("links => links.map(a => a.getAttribute('href') || '')")
+        if any(expected in href for href in hrefs) or time.monotonic() > deadline:
+            break
+        page.wait_for_timeout(250)
     assert any(expected in href for href in hrefs), hrefs
