@@ -1,5 +1,7 @@
 """Hidden tests for gradient_path.py. Docstrings are what the student sees; inputs stay here."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -88,30 +90,30 @@ def _path_hints(
     return [(right * np.sqrt(x.size), "hint.upstream_not_unit")]
 
 
+def _check_paths(
+    student: StudentProxy, reference: Reference, x: Any, weights: Any, biases: Any, arguments: str
+) -> None:
+    """gradient_path in each arrangement against the reference; ``arguments`` names the call."""
+    for arrangement in ARRANGEMENTS:
+        expect_array(
+            student.gradient_path(x, weights, biases, arrangement),
+            reference.gradient_path(x, weights, biases, arrangement),
+            what=f"gradient_path({arguments}, {arrangement!r})",
+            tol=TOL,
+            hints=_path_hints(reference, x, weights, biases, arrangement),
+        )
+
+
 @pytest.mark.points(3)
 def test_gradient_path_on_other_stacks(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """gradient_path on stacks of other depths, widths and scales, a (B, T, C) input, each arrangement."""
     for n_layers, C, shape, scale, bias in ((10, 12, (2, 3), 1.0, 0.5), (7, 6, (5,), 0.3, 2.0)):
         x, weights, biases = _setup(rng, n_layers, C, shape, scale, bias)
-        for arrangement in ARRANGEMENTS:
-            expect_array(
-                student.gradient_path(x, weights, biases, arrangement),
-                reference.gradient_path(x, weights, biases, arrangement),
-                what=f"gradient_path(x, weights, biases, {arrangement!r})",
-                tol=TOL,
-                hints=_path_hints(reference, x, weights, biases, arrangement),
-            )
+        _check_paths(student, reference, x, weights, biases, "x, weights, biases")
 
 
 @pytest.mark.points(2)
 def test_gradient_path_of_the_lesson_setup(student: StudentProxy, reference: Reference) -> None:
     """gradient_path on the documented setup (lesson_setup()): 32 blocks, each arrangement."""
     x, weights, biases = lesson_setup()
-    for arrangement in ARRANGEMENTS:
-        expect_array(
-            student.gradient_path(x, weights, biases, arrangement),
-            reference.gradient_path(x, weights, biases, arrangement),
-            what=f"gradient_path(*lesson_setup(), {arrangement!r})",
-            tol=TOL,
-            hints=_path_hints(reference, x, weights, biases, arrangement),
-        )
+    _check_paths(student, reference, x, weights, biases, "*lesson_setup()")
