@@ -8,8 +8,12 @@ feedback pages). Per student, in three steps:
 
 1. grade the submission and store the report atomically under ``<work>/reports/``;
 2. publish it;
-3. mark the student done with the hash of what was graded, and scored with the publisher's
-   scoring key (what the score depends on beyond the verdicts: a due date, a late policy).
+3. mark the student done with the hash of what was graded, and scored with the scoring key
+   (what the score depends on beyond the verdicts: the course's grading policy, and the
+   publisher's terms such as a due date and a late policy).
+
+The store keeps the suites' own points; the course's policy (``grader/policy.py``) is applied
+when a report is published.
 
 A re-run skips students whose submission has not changed since they were marked done, and
 reuses stored reports for students interrupted between steps 1 and 3. Re-scoring is not
@@ -30,6 +34,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
+from grader import policy
 from grader.batch import grade_many
 from grader.messages import Message
 from grader.model import NotGraded, Outcome, Report
@@ -137,6 +142,14 @@ class ClassRun:
     def regrade(self, student: str) -> bool:
         return self.force or student in self.students
 
+    def scoring_key(self, submitted: Submitted) -> str:
+        """The publisher's terms and the course's policy: when either changes, re-scored."""
+        return f"{self.publisher.scoring_key(submitted)}|policy {self.options.settings.policy.fingerprint()}"
+
+    def counted(self, report: Report) -> Report:
+        """``report`` as the course's policy counts it."""
+        return policy.apply(report, self.options.settings.policy)
+
     def _report(self, student: str) -> Path:
         return self.source.work / "reports" / f"{student}.json"
 
@@ -212,7 +225,8 @@ def _keep(run: ClassRun, submitted: Submitted, outcome: Outcome) -> Report | Stu
 def _publish(run: ClassRun, submitted: Submitted, report: Report, state: State = State.GRADED) -> StudentOutcome:
     """Steps 2 and 3: publish, then mark done and scored. A failure leaves the student not done."""
     try:
-        key = run.publisher.scoring_key(submitted)
+        key = run.scoring_key(submitted)
+        report = run.counted(report)
         penalty = run.publisher.publish(submitted, report)
         write_atomic(run._done(submitted.student), submitted.key)
         write_atomic(run._scored(submitted.student), key)
@@ -225,10 +239,11 @@ def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
     """A done student: unchanged, or re-scored from the stored report when the terms of the
     score changed; None when the stored report is gone (the student is graded again)."""
     try:
-        key = run.publisher.scoring_key(submitted)
+        key = run.scoring_key(submitted)
         scored = run._scored(submitted.student)
         if scored.is_file() and scored.read_text(encoding="utf-8") == key:
             kept = load_report(run._report(submitted.student), submitted.key)
+            kept = None if kept is None else run.counted(kept)
             score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
             return StudentOutcome(submitted.student, State.UNCHANGED, score, most, report=kept)
     except Exception as exc:  # the terms cannot be read: say so, keep the stored grade

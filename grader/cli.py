@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from grader import course
+from grader import course, policy
 from grader.faults import GraderFault
 from grader.messages import Message, render
 from grader.model import Report
@@ -49,10 +49,10 @@ class UsageExit(click.UsageError):
     exit_code = EXIT_USAGE
 
 
-def settings_from(course_dir: Path | None = None, **overrides: Any) -> Settings:
+def settings_from(course_dir: Path | None = None, course_file: str | None = None, **overrides: Any) -> Settings:
     """The settings of this run: course file and environment, then the command's options."""
     try:
-        return load(course_dir=course_dir).replace(**overrides)
+        return load(course_dir=course_dir, course_file=Path(course_file) if course_file else None).replace(**overrides)
     except SettingsError as exc:
         raise UsageExit(str(exc)) from exc
 
@@ -195,6 +195,14 @@ def _your_work() -> Path:
     )
 
 
+course_file_option = click.option(
+    "--course-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A course file (normlab.toml) with the course's settings and grading policy. Default: NORMLAB_COURSE_FILE.",
+)
+
+
 @main.command(short_help="Grade one submission with every suite.", epilog=EXIT_CODES)
 @click.argument("path", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (same as --format json).")
@@ -202,6 +210,7 @@ def _your_work() -> Path:
 @output_option
 @click.option("--public-only", is_flag=True, help="Run only the public tests.")
 @common
+@course_file_option
 @click.option("-k", "select", default=None, help="Only run tests matching this pytest -k expression.")
 def grade(
     path: str,
@@ -211,6 +220,7 @@ def grade(
     public_only: bool,
     lang: str | None,
     require_sandbox: bool | None,
+    course_file: str | None,
     select: str | None,
 ) -> None:
     """Grade PATH with every suite: a directory like exercises/, a .py file or a .ipynb notebook.
@@ -220,23 +230,14 @@ def grade(
     if as_json and fmt not in (None, "json"):
         raise UsageExit("--json and --format are mutually exclusive")
     fmt = "json" if as_json else (fmt or "text")
-    settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
+    settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox)
     from grader.runner import FINAL
 
     report = _grade(path, ("public",) if public_only else FINAL, settings, select)
-    text = reporters.render_report(
-        report, fmt, settings.lang, _manual_points(Path(path)), settings.gradescope_visibility
-    )
+    if not public_only:  # the course's points are for final grades; --public-only is a check
+        report = policy.apply(report, settings.policy)
+    text = reporters.render_report(report, fmt, settings.lang, settings.gradescope_visibility)
     _emit(text, output)
-
-
-def _manual_points(path: Path) -> float:
-    """The written answers' points, graded by hand: a notebook of the lab has them."""
-    if path.suffix != ".ipynb":
-        return 0.0
-    from grader.questions import load
-
-    return sum(q.written.points for q in load().questions if q.written)
 
 
 @main.command(short_help="Release: nbgrader course and/or student zip.", epilog=EXIT_CODES)
@@ -402,6 +403,7 @@ def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
 @click.option("--student", "students", multiple=True, metavar="NAME", help="Grade only this student (repeatable).")
 @click.option("--no-progress", is_flag=True, help="Do not show the progress bar.")
 @common
+@course_file_option
 def grade_class(
     submissions: str,
     output_dir: str,
@@ -411,6 +413,7 @@ def grade_class(
     no_progress: bool,
     lang: str | None,
     require_sandbox: bool | None,
+    course_file: str | None,
 ) -> None:
     """Grade every submission in SUBMISSIONS: <student>.py, <student>.ipynb or a <student>/
     folder of exercise modules, in the sandbox, in parallel, resumably. Writes a feedback page
@@ -423,12 +426,12 @@ def grade_class(
     from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv
     from grader.runner import Options
 
-    settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
+    settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
     source = FolderClass(Path(submissions).resolve(), Path(output_dir).resolve())
     run = ClassRun(source, FolderPublisher(source, settings.lang), Options(settings=settings), force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
     seen = _echo_class(run_class(run))
-    click.echo(f"wrote {grades_csv(source)}")
+    click.echo(f"wrote {grades_csv(source, settings.policy)}")
     _finish_class(seen)
 
 
@@ -509,7 +512,7 @@ def written_import(page: str, course_dir: str) -> None:
     "--course-dir",
     type=click.Path(file_okay=False, exists=True),
     default=None,
-    help="Ship this course's normlab.toml in the bundle (language, packages, limits, [gradescope] visibility).",
+    help="Ship this course's normlab.toml in the bundle (language, packages, limits, policy, [gradescope] visibility).",
 )
 def gradescope(output: str, course_dir: str | None) -> None:
     """Build a Gradescope autograder bundle (setup.sh, run_autograder, normlab itself, the
@@ -524,7 +527,9 @@ def gradescope(output: str, course_dir: str | None) -> None:
         click.echo(f"wrote {write_bundle(Path(output), course_file)}")
     except SettingsError as exc:
         raise UsageExit(str(exc)) from exc
-    click.echo(f"wrote {written_questions(Path(output))} (the written questions, for Gradescope's manual grading)")
+    course_policy = settings_from(course_file=str(course_file) if course_file else None).policy
+    written = written_questions(Path(output), course_policy)
+    click.echo(f"wrote {written} (the written questions, for Gradescope's manual grading)")
 
 
 @main.command(short_help="Check every isolation layer from inside a worker.", epilog=EXIT_CODES)

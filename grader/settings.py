@@ -3,9 +3,9 @@ environment, then the command line (each overrides the one before).
 
 The course file (``normlab.toml``, written into an nbgrader course by ``normlab release``)
 holds what an instructor decides for a whole course: whether every sandbox layer is required,
-the language of feedback, how many gradings run at once and the limits of one worker. Other
-sections (packages student code may import, the grading policy, test visibility) are read by
-the parts they configure. Nothing else in the grader reads an environment variable.
+the language of feedback, how many gradings run at once, the limits of one worker, the packages
+student code may import, the grading policy (``grader/policy.py``) and Gradescope's test
+visibility. Nothing else in the grader reads an environment variable.
 
 Environment variables: ``NORMLAB_REQUIRE_SANDBOX`` (1/0), ``NORMLAB_LANG`` (the POSIX locale
 is only a default, below the course file), ``NORMLAB_BWRAP`` (the bubblewrap binary; tests point it at nothing),
@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from grader.messages import normalize_language
+from grader.policy import Policy, PolicyError
+from grader.policy import parse as parse_policy
 from grader.sandbox.limits import Limits
 
 COURSE_FILE = "normlab.toml"
@@ -63,6 +65,8 @@ class Settings:
     gradescope_visibility: Mapping[str, str] = field(default_factory=lambda: dict(GRADESCOPE_VISIBILITY))
     """When Gradescope shows each kind of test to the student (``[gradescope]`` in the course
     file): ``public`` and ``hidden`` tests, each one of :data:`VISIBILITIES`."""
+    policy: Policy = field(default_factory=Policy)
+    """What each exercise and question is worth (``[policy]`` in the course file)."""
     course_file: Path | None = None
     """The course file these settings were read from, if any."""
     course: Mapping[str, Any] = field(default_factory=dict)
@@ -100,7 +104,7 @@ def _from_course_file(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read the course file: {exc}") from None
     grading, limits, packages = data.pop("grading", {}), data.pop("limits", {}), data.pop("packages", {})
-    gradescope = data.pop("gradescope", {})
+    gradescope, policy = data.pop("gradescope", {}), data.pop("policy", {})
     sections = (
         ("grading", grading, GRADING_KEYS),
         ("limits", limits, LIMIT_KEYS),
@@ -126,6 +130,10 @@ def _from_course_file(path: Path) -> dict[str, Any]:
             raise SettingsError(f"{path}: [packages] allowed must be a list of package names (pip requirements)")
         values["packages"] = tuple(dict.fromkeys(["numpy", *allowed]))  # numpy is always there
     values["gradescope_visibility"] = _visibility(path, gradescope)
+    try:
+        values["policy"] = parse_policy(policy)
+    except PolicyError as exc:
+        raise SettingsError(f"{path}: {exc}") from None
     try:
         values["limits"] = Limits(**limits)
     except TypeError as exc:
@@ -159,10 +167,17 @@ def _from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
-def load(environ: Mapping[str, str] | None = None, course_dir: Path | None = None) -> Settings:
-    """Settings from the course file (``course_dir/normlab.toml``, else ``NORMLAB_COURSE_FILE``)
-    and the environment. Raises :class:`SettingsError` on a value that cannot be used."""
+def load(
+    environ: Mapping[str, str] | None = None, course_dir: Path | None = None, course_file: Path | None = None
+) -> Settings:
+    """Settings from the course file (``course_file``, else ``course_dir/normlab.toml``, else
+    ``NORMLAB_COURSE_FILE``) and the environment. Raises :class:`SettingsError` on a value that
+    cannot be used."""
     environ = os.environ if environ is None else environ
+    if course_file is not None:
+        if not course_file.is_file():
+            raise SettingsError(f"{course_file}: no such course file")
+        return Settings(**(_from_locale(environ) | _from_course_file(course_file) | _from_environment(environ)))
     path = course_dir / COURSE_FILE if course_dir is not None else None
     if path is None and environ.get("NORMLAB_COURSE_FILE"):
         path = Path(environ["NORMLAB_COURSE_FILE"])

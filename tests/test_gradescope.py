@@ -18,7 +18,7 @@ from grader.questions import ANSWERS_FILE, load, part_name
 from grader.settings import current as current_settings
 
 ROOT = Path(__file__).resolve().parent.parent
-COURSE_FILE = '[grading]\nlanguage = "en"\n'
+COURSE_FILE = '[grading]\nlanguage = "en"\n\n[policy.points]\nlayernorm = 20\n'
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_reference_submission_gets_full_marks(autograder):
     files = {f"{m}.py": (course.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
     files[ANSWERS_FILE] = (course.solutions_dir() / ANSWERS_FILE).read_text()
     results = _run(root, env, files)
-    assert results["score"] == sum(t["max_score"] for t in results["tests"]) > 100
+    assert results["score"] == pytest.approx(sum(t["max_score"] for t in results["tests"])) and results["score"] > 100
     assert all(t["status"] == "passed" for t in results["tests"])
     # The questions' auto-graded parts are there; their written parts are graded in Gradescope.
     names = {t["number"] for t in results["tests"]}
@@ -78,6 +78,15 @@ def test_reference_submission_gets_full_marks(autograder):
     assert not [n for n in names if "written" in n]
     if current_settings().require_sandbox:  # CI: the wheel-installed grader is fully sandboxed too
         assert results["extra_data"]["missing_layers"] == []
+
+
+def test_results_count_points_as_the_course_policy_says(autograder):
+    root, env = autograder
+    files = {f"{m}.py": (course.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
+    results = _run(root, env, files)
+    layernorm = [t for t in results["tests"] if t["number"].startswith("layernorm/")]
+    assert layernorm and sum(t["max_score"] for t in layernorm) == pytest.approx(20, abs=1e-3)
+    assert sum(t["score"] for t in layernorm) == pytest.approx(20, abs=1e-3)
 
 
 def test_stub_submission_scores_zero_with_messages(autograder):
@@ -103,7 +112,7 @@ def test_single_notebook_submission(autograder):
         "nbformat_minor": 5,
     }
     results = _run(root, env, {"my_lab.ipynb": json.dumps(notebook)})
-    assert results["score"] == sum(t["max_score"] for t in results["tests"])
+    assert results["score"] == pytest.approx(sum(t["max_score"] for t in results["tests"]))
 
 
 def test_a_locale_spelled_the_posix_way_gives_portuguese_feedback(autograder):

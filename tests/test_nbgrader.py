@@ -591,3 +591,73 @@ def test_added_cells_are_kept_and_an_extra_markdown_answer_is_flagged(course):
     nbgrader("generate_feedback", ASSIGNMENT, cwd=base)
     page = (base / "feedback" / "heidi" / ASSIGNMENT / "lab.html").read_text()
     assert "identity path" in page and "my own check" in page
+
+
+# -- the course's grading policy ------------------------------------------------------------------
+
+POLICY = '\n[policy]\ndrop = ["porting", "q9"]\n\n[policy.points]\nlayernorm = 20\nq3 = 4\n\n[policy.written]\nq1 = 5\n'
+
+
+@pytest.fixture(scope="module")
+def policed(tmp_path_factory):
+    """A course released under a grading policy; alice (solved) and bob (one rmsnorm mistake)
+    graded natively by nbgrader and by normlab."""
+    base = tmp_path_factory.mktemp("policy") / "course"
+    normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)
+    with open(base / "normlab.toml", "a") as handle:
+        handle.write(POLICY)
+    normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)  # now under the policy
+    nbgrader("generate_assignment", ASSIGNMENT, cwd=base)
+    _submissions(base)
+    for student in os.listdir(base / "submitted"):
+        if student not in ("alice", "bob"):
+            shutil.rmtree(base / "submitted" / student)
+    native = base.parent / "native"
+    shutil.copytree(base, native)
+    nbgrader("autograde", ASSIGNMENT, "--create", cwd=native)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    return base, native, out.stdout
+
+
+def test_both_paths_count_points_as_the_policy_says(policed):
+    base, native, _ = policed
+    ours, theirs = exported_rows(base), exported_rows(native)
+    from grader.integrations.nbgrader.release import grade_cell_points
+    from grader.policy import Policy
+
+    wanted = grade_cell_points(
+        Policy(points={"layernorm": 20, "q3": 4}, written={"q1": 5}, drop=frozenset({"porting", "q9"}))
+    )
+    assert float(ours["alice"]["max_score"]) == pytest.approx(sum(wanted.values()))
+    for student in ("alice", "bob"):
+        assert float(ours[student]["raw_score"]) == pytest.approx(float(theirs[student]["raw_score"]), abs=1e-4), (
+            student
+        )
+    auto = sum(v for k, v in wanted.items() if not k.endswith("-answer"))
+    assert float(ours["alice"]["raw_score"]) == pytest.approx(auto, abs=1e-4)
+    page = (base / "autograded" / "alice" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    assert "Not counted in this course" in page and "porting" in page
+
+
+def test_a_policy_the_release_does_not_follow_is_refused_until_released_again(policed):
+    base, _, _ = policed
+    (base / "normlab.toml").write_text((base / "normlab.toml").read_text().replace("layernorm = 20", "layernorm = 30"))
+    refused = run(
+        sys.executable,
+        "-m",
+        "grader",
+        "autograde",
+        ASSIGNMENT,
+        "--course-dir",
+        base,
+        "--no-progress",
+        cwd=ROOT,
+        check=False,
+    )
+    assert refused.returncode == 3 and "layernorm-hidden" in refused.stderr and "Release again" in refused.stderr
+    normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=base)
+    before = float(exported_rows(base)["alice"]["raw_score"])
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded" in out and "2 re-scored" in out, out
+    assert float(exported_rows(base)["alice"]["raw_score"]) == pytest.approx(before + 10, abs=1e-4)

@@ -19,12 +19,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import files
+from grader import files, policy
 from grader.classgrade import Refused, Submitted
 from grader.course import MODULES
 from grader.integrations.nbgrader.autograde import STUDENT_ID
 from grader.model import Report
 from grader.notebook import MAX_NOTEBOOK_BYTES
+from grader.policy import Policy
 from grader.report.encoding import report_from_data
 from grader.report.feedback import feedback_html
 from grader.report.store import key_of, write_atomic
@@ -104,14 +105,16 @@ class FolderPublisher:
         return 0.0
 
 
-def grades_csv(course: FolderClass) -> Path:
-    """``<out>/grades.csv``: every stored grade of the class, one row per student."""
+def grades_csv(course: FolderClass, course_policy: Policy) -> Path:
+    """``<out>/grades.csv``: every stored grade of the class, one row per student, as the
+    course's policy counts it."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", "score", "max_score"])
     for path in sorted((course.work / "reports").glob("*.json")):
         try:
-            report = report_from_data(json.loads(path.read_text(encoding="utf-8"))["report"])
+            stored = report_from_data(json.loads(path.read_text(encoding="utf-8"))["report"])
+            report = policy.apply(stored, course_policy)
         except (OSError, ValueError, KeyError, TypeError):
             continue  # a report that cannot be read was never published: the run said so
         writer.writerow([path.stem, f"{report.score:g}", f"{report.max_score:g}"])

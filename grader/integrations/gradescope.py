@@ -18,7 +18,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from grader import course
+from grader import course, policy
 from grader.course import MODULES
 from grader.integrations.nbgrader import question_cells
 from grader.report import reporters
@@ -117,12 +117,12 @@ def write_bundle(target: Path, course_file: Path | None = None) -> Path:
     return target
 
 
-def written_questions(target: Path) -> Path:
+def written_questions(target: Path, course_policy: policy.Policy | None = None) -> Path:
     """Write, beside the bundle, the written questions for Gradescope's manual grading: each
     question's text, points and rubric, to enter as the assignment's outline (results.json
     carries the automatic tests only, Decision 8). For the instructor: never in the zip."""
     path = target.with_name(f"{target.stem}-written-questions.md")
-    write_atomic(path, question_cells.rubric_markdown())
+    write_atomic(path, question_cells.rubric_markdown(course_policy or policy.Policy()))
     return path
 
 
@@ -143,8 +143,8 @@ def run(root: Path) -> int:
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
     options = Options(suites=FINAL)  # results.json: the questions' auto-graded parts only (Decision 8)
-    report = grade(find_submission(root / "submission"), options)
     settings = options.settings
+    report = policy.apply(grade(find_submission(root / "submission"), options), settings.policy)
     write_atomic(
         results / "results.json", reporters.to_gradescope(report, settings.lang, settings.gradescope_visibility)
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 from grader.messages import Message, describe, render
 from grader.model import CheckResult, Report
+from grader.policy import manual_points
 from grader.report import jinja
 from grader.report.encoding import test_output
 from grader.report.reporters import STATUS_MARK, points
@@ -28,7 +29,7 @@ def _test(result: CheckResult, lang: str) -> dict[str, str]:
     }
 
 
-def terms_lines(report: Report, lang: str, *, late_penalty: float = 0.0, manual_points: float = 0.0) -> list[str]:
+def terms_lines(report: Report, lang: str, *, late_penalty: float = 0.0) -> list[str]:
     """What the score above does not say: a late penalty taken off it, and the points of the
     written answers still to be graded by hand."""
     lines = []
@@ -36,8 +37,8 @@ def terms_lines(report: Report, lang: str, *, late_penalty: float = 0.0, manual_
         after = points(max(0.0, report.score - late_penalty))
         params = {"penalty": points(late_penalty), "score": after, "max_score": points(report.max_score)}
         lines.append(render(Message("feedback.late_penalty", params), lang))
-    if manual_points:
-        lines.append(render(Message("feedback.manual_points", {"points": points(manual_points)}), lang))
+    if manual_points(report):
+        lines.append(render(Message("feedback.manual_points", {"points": points(manual_points(report))}), lang))
     return lines
 
 
@@ -48,7 +49,6 @@ def feedback_html(
     assignment: str,
     lang: str = "en",
     late_penalty: float = 0.0,
-    manual_points: float = 0.0,
 ) -> str:
     exercises: list[dict[str, Any]] = [
         {
@@ -66,7 +66,7 @@ def feedback_html(
         total_label=render(Message("feedback.total"), lang),
         score=points(report.score),
         max_score=points(report.max_score),
-        terms=terms_lines(report, lang, late_penalty=late_penalty, manual_points=manual_points),
+        terms=terms_lines(report, lang, late_penalty=late_penalty),
         notes=[render(n, lang) for n in report.notes],
         exercises=exercises,
         footer=render(Message("feedback.footer"), lang),

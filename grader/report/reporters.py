@@ -15,6 +15,7 @@ from typing import Any
 
 from grader.messages import Message, describe, render
 from grader.model import Report, Status
+from grader.policy import manual_points
 from grader.report.encoding import report_to_data, test_output
 from grader.settings import GRADESCOPE_VISIBILITY
 
@@ -58,7 +59,7 @@ def manual_lines(report: Report, lang: str) -> list[str]:
     return lines
 
 
-def to_text(report: Report, lang: str = "en", width: int = 88, manual_points: float = 0.0) -> str:
+def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     """A table per exercise, then each failure's explanation, then the total (and the points
     of written answers still to be graded by hand, when there are some)."""
     out = [
@@ -85,8 +86,7 @@ def to_text(report: Report, lang: str = "en", width: int = 88, manual_points: fl
     out.append(
         render(Message("report.total", {"score": points(report.score), "max_score": points(report.max_score)}), lang)
     )
-    # The written parts listed above, or (without the question bank's parts) what the caller knows.
-    manual = sum(part.max_score for part in report.manual) or manual_points
+    manual = manual_points(report)
     if manual:
         out.append(render(Message("feedback.manual_points", {"points": points(manual)}), lang))
     return "\n".join(out) + "\n"
@@ -149,14 +149,13 @@ def render_report(
     report: Report,
     fmt: str,
     lang: str = "en",
-    manual_points: float = 0.0,
     visibility: Mapping[str, str] | None = None,
 ) -> str:
     """Dispatch on the format name (one of :data:`FORMATS`)."""
     if fmt == "csv":
         return to_csv(report)
     if fmt == "text":
-        return to_text(report, lang, manual_points=manual_points)
+        return to_text(report, lang)
     if fmt == "gradescope":
         return to_gradescope(report, lang, visibility)
     return {"text": to_text, "json": to_json, "gradescope": to_gradescope}[fmt](report, lang)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from grader.integrations.nbgrader import gradebook
 from grader.messages import Message
 from grader.model import Report
 from grader.notebook import MAX_NOTEBOOK_BYTES
+from grader.policy import Policy
 from grader.report.feedback import feedback_html
 from grader.report.store import key_of, write_atomic
 from grader.runner import Options
@@ -149,12 +150,22 @@ class NbgraderPublisher:
 
     course: NbgraderCourse
     lang: str
+    course_policy: Policy = field(default_factory=Policy)
 
     def __post_init__(self) -> None:
         import nbformat
 
+        from grader.integrations.nbgrader.release import policy_mismatch
+
         self.released_path = self.course.released_notebook()
         self.released: Any = nbformat.read(str(self.released_path), as_version=4)
+        mismatch = policy_mismatch(self.released, self.course_policy)
+        if mismatch is not None:
+            raise GraderFault(
+                f"the released notebook's points do not follow the course's [policy] (normlab.toml): {mismatch}. "
+                "Release again (`normlab release --course-dir .`, then `nbgrader generate_assignment --force "
+                f"{self.course.assignment}`); normlab autograde then re-scores every student without grading again"
+            )
         self.config = gradebook.course_config(self.course.root)
         self.terms, self.extensions = gradebook.scoring_state(self.config, self.course.assignment)
 
@@ -181,7 +192,6 @@ class NbgraderPublisher:
             assignment=course.assignment,
             lang=self.lang,
             late_penalty=penalty,
-            manual_points=self.manual_points,
         )
         autograded = course.root / "autograded" / student / course.assignment
         nb = gradebook.with_feedback(gradebook.autograded_notebook(self.released, student_nb, report, self.lang), page)
@@ -193,15 +203,6 @@ class NbgraderPublisher:
         if secret is not None and secret.is_file():
             _write_readable(autograded / SECRET, secret.read_text(encoding="utf-8", errors="replace"))
         return penalty
-
-    @property
-    def manual_points(self) -> float:
-        """The points of the written answers, graded by hand in formgrader."""
-        return sum(
-            float(cell.metadata["nbgrader"].get("points", 0))
-            for cell in self.released.cells
-            if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "markdown"
-        )
 
 
 def summary_image(course_dir: Path, assignment: str) -> Path:
@@ -226,7 +227,7 @@ def autograde(
     options = options or Options()
     with tempfile.TemporaryDirectory(prefix="normlab-staging-") as staging:
         course = NbgraderCourse(course_dir.resolve(), assignment, Path(staging))
-        publisher = NbgraderPublisher(course, options.settings.lang)
+        publisher = NbgraderPublisher(course, options.settings.lang, options.settings.policy)
         run = ClassRun(course, publisher, options, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
         run = replace(run, students=students)
         yield from grade_class(run)

@@ -37,6 +37,7 @@ from grader.integrations.nbgrader.question_cells import auto_cell_id
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Report, Status
 from grader.notebook import CELL_CAP, Cell, cells, statement_text
+from grader.policy import DIGITS
 from grader.questions import NOTEBOOK_PREFIX
 from grader.report.reporters import STATUS_MARK
 
@@ -104,8 +105,9 @@ def results_by_cell(report: Report) -> dict[str, list[CheckResult]]:
 
 
 def cell_scores(report: Report) -> dict[str, float]:
-    """Points earned per test cell."""
-    return {cell: sum(r.score for r in results) for cell, results in results_by_cell(report).items()}
+    """Points earned per test cell, rounded as the release rounds a cell's points (a policy's
+    scaled points could otherwise exceed the cell's maximum in the last digit)."""
+    return {cell: round(sum(r.score for r in results), DIGITS) for cell, results in results_by_cell(report).items()}
 
 
 def record(

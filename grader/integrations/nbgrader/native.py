@@ -28,6 +28,7 @@ from grader import checks, course, discovery
 from grader.faults import StudentFault
 from grader.integrations.nbgrader.release import NOTEBOOK
 from grader.messages import Message, describe, render_all
+from grader.policy import scaled
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.sandbox.client import Reply, ReplyKind
@@ -74,7 +75,9 @@ def local_student(namespace: dict[str, Any], scratch: str) -> StudentProxy:
     return StudentProxy(prepared, InKernelWorker(namespace, scratch), Limits())
 
 
-def _run_one(test: discovery.SuiteTest, context: discovery.FixtureContext, lang: str, exercise: str) -> bool:
+def _run_one(
+    test: discovery.SuiteTest, context: discovery.FixtureContext, lang: str, exercise: str, scale: float
+) -> bool:
     """Run one hidden test, print its verdict line; whether it passed."""
     doc = describe(f"{exercise}/hidden/{test.name}", test.description, lang)
     # Warnings and stderr from the student's code would make nbgrader zero the cell.
@@ -88,14 +91,15 @@ def _run_one(test: discovery.SuiteTest, context: discovery.FixtureContext, lang:
     except (AssertionError, pytest.fail.Exception):
         failure = render_all([Message("check.failed_hidden")], lang)
     else:
-        print(f"PASS  {doc}  ({test.points:g}/{test.points:g})")
+        print(f"PASS  {doc}  ({scaled(test.points, scale):g}/{scaled(test.points, scale):g})")
         return True
-    print(f"FAIL  {doc}  (0/{test.points:g})\n      " + failure.replace("\n", "\n      "))
+    print(f"FAIL  {doc}  (0/{scaled(test.points, scale):g})\n      " + failure.replace("\n", "\n      "))
     return False
 
 
-def run_hidden(exercise: str, namespace: dict[str, Any], lang: str = "en") -> float:
-    """Run the hidden tests of ``exercise`` against a notebook's functions; return the points.
+def run_hidden(exercise: str, namespace: dict[str, Any], lang: str = "en", scale: float = 1.0) -> float:
+    """Run the hidden tests of ``exercise`` against a notebook's functions; return the points,
+    times ``scale`` (the course's grading policy, written into the cell by the release).
 
     Prints one line per test (what it checks, and why it failed) using the same guarded
     messages as the sandboxed grader: no hidden input or expected value is shown.
@@ -111,16 +115,17 @@ def run_hidden(exercise: str, namespace: dict[str, Any], lang: str = "en") -> fl
         for test in discovery.hidden_suite(exercise):
             total += test.points
             context = discovery.FixtureContext(student, reference, discovery.seed(f"test_{exercise}", test.name))
-            if _run_one(test, context, lang, exercise):
+            if _run_one(test, context, lang, exercise, scale):
                 earned += test.points
     finally:
         reference.close()
         shutil.rmtree(scratch, ignore_errors=True)
+    earned, total = scaled(earned, scale), scaled(total, scale)
     print(f"{exercise}: {earned:g}/{total:g} points from hidden tests")
     return earned
 
 
-def score_answers(qid: str, namespace: dict[str, Any], lang: str = "en") -> float:
+def score_answers(qid: str, namespace: dict[str, Any], lang: str = "en", scale: float = 1.0) -> float:
     """Score a question's auto-graded parts from ``answers_<qid>`` in a notebook's globals;
     return the points, printing one line per part (the same verdicts as ``normlab grade``).
 
@@ -136,8 +141,10 @@ def score_answers(qid: str, namespace: dict[str, Any], lang: str = "en") -> floa
         status, points, messages = verification.judge(part, given.get(part.id))
         earned += points
         doc = describe(questions.part_name(qid, part.id), part.prompt["en"], lang)
-        print(f"{'PASS' if status.value == 'passed' else 'FAIL'}  {doc}  ({points:g}/{part.points:g})")
+        shown = f"{scaled(points, scale):g}/{scaled(part.points, scale):g}"
+        print(f"{'PASS' if status.value == 'passed' else 'FAIL'}  {doc}  ({shown})")
         if messages:
             print("      " + render_all(messages, lang).replace("\n", "\n      "))
-    print(f"{qid}: {earned:g}/{question.auto_points:g} points from its auto-graded parts")
+    earned = scaled(earned, scale)
+    print(f"{qid}: {earned:g}/{scaled(question.auto_points, scale):g} points from its auto-graded parts")
     return round(earned, 6)

@@ -15,6 +15,7 @@ from typing import Any
 import nbformat
 
 from grader import questions
+from grader.policy import Policy, scaled
 from grader.questions import Bank, Question
 from grader.report import jinja
 
@@ -26,7 +27,7 @@ def auto_cell_id(qid: str) -> str:
     return f"{qid}-auto"
 
 
-def _question_cells(bank: Bank, q: Question, meta: Any) -> list[nbformat.NotebookNode]:
+def _question_cells(bank: Bank, q: Question, meta: Any, course_policy: Policy) -> list[nbformat.NotebookNode]:
     text = jinja.render(
         "question.md.j2",
         number=q.number,
@@ -41,24 +42,29 @@ def _question_cells(bank: Bank, q: Question, meta: Any) -> list[nbformat.Noteboo
     if q.parts:
         answers = jinja.render("answers_cell.py.j2", number=q.number, qid=q.id, parts=q.parts)
         cells.append(nbformat.v4.new_code_cell(answers))
-        grade = jinja.render("question_cell.py.j2", number=q.number, qid=q.id, points=q.auto_points)
+        factor = course_policy.factor(q.id, q.auto_points)
+        points = scaled(q.auto_points, factor)
+        grade = jinja.render("question_cell.py.j2", number=q.number, qid=q.id, points=points, factor=factor)
+        graded = factor > 0  # a dropped question's cell is shown, not graded
         cells.append(
             nbformat.v4.new_code_cell(
-                grade, metadata=meta(auto_cell_id(q.id), grade=True, locked=True, points=q.auto_points)
+                grade, metadata=meta(auto_cell_id(q.id), grade=graded, locked=True, points=points if graded else None)
             )
         )
-    if q.written is not None:
+    written = course_policy.written_points(q.id, q.written.points) if q.written is not None else 0.0
+    if q.written is not None and written > 0:  # a dropped written part has nothing to grade
         answer = jinja.render("answer.md.j2", rubric=q.written.rubric)
         cells.append(
             nbformat.v4.new_markdown_cell(
-                answer, metadata=meta(f"{q.id}-answer", grade=True, solution=True, points=q.written.points)
+                answer, metadata=meta(f"{q.id}-answer", grade=True, solution=True, points=written)
             )
         )
     return cells
 
 
-def cells(meta: Any) -> list[nbformat.NotebookNode]:
-    """Every question's cells, after an introduction. ``meta`` builds nbgrader metadata."""
+def cells(meta: Any, course_policy: Policy) -> list[nbformat.NotebookNode]:
+    """Every question's cells, after an introduction, at the policy's points. ``meta`` builds
+    nbgrader metadata."""
     bank = questions.load()
     out = [
         nbformat.v4.new_markdown_cell(
@@ -68,29 +74,44 @@ def cells(meta: Any) -> list[nbformat.NotebookNode]:
         )
     ]
     for q in bank.questions:
-        out += _question_cells(bank, q, meta)
+        out += _question_cells(bank, q, meta, course_policy)
     return out
 
 
-def points() -> tuple[float, float]:
-    """(auto-graded points, points graded by hand) of all the questions."""
+def points(course_policy: Policy) -> tuple[float, float]:
+    """(auto-graded points, points graded by hand) of all the questions, as the policy counts them."""
     bank = questions.load()
-    return (
-        sum(q.auto_points for q in bank.questions),
-        sum(q.written.points for q in bank.questions if q.written),
-    )
+    auto = sum(scaled(q.auto_points, course_policy.factor(q.id, q.auto_points)) for q in bank.questions)
+    written = sum(course_policy.written_points(q.id, q.written.points) for q in bank.questions if q.written)
+    return auto, written
 
 
-def rubric_markdown() -> str:
-    """The graders' rubric file: every written part, item by item (never released)."""
+def grade_cell_points(course_policy: Policy) -> dict[str, float]:
+    """Each question grade cell's points under ``course_policy``, by grade id."""
+    out: dict[str, float] = {}
+    for q in questions.load().questions:
+        factor = course_policy.factor(q.id, q.auto_points)
+        if q.parts and factor > 0:
+            out[auto_cell_id(q.id)] = scaled(q.auto_points, factor)
+        written = course_policy.written_points(q.id, q.written.points) if q.written is not None else 0.0
+        if written > 0:
+            out[f"{q.id}-answer"] = written
+    return out
+
+
+def rubric_markdown(course_policy: Policy) -> str:
+    """The graders' rubric file: every written part, item by item, at the policy's points
+    (never released)."""
     bank = questions.load()
     out = ["# Rubric for the written parts of the questions"]
     for q in bank.questions:
-        if q.written is None:
+        if q.written is None or q.id in course_policy.drop:
             continue
-        out.append(f"## {q.id} ({bank.groups[q.group]['en']}, {q.written.points:g} points)\n\n{q.text['en']}")
-        out.append("\n".join(f"- ({item.points:g} pt) {item.text}" for item in q.written.rubric))
+        factor = course_policy.written_factor(q.id, q.written.points)
+        total = scaled(q.written.points, factor)
+        out.append(f"## {q.id} ({bank.groups[q.group]['en']}, {total:g} points)\n\n{q.text['en']}")
+        out.append("\n".join(f"- ({scaled(item.points, factor):g} pt) {item.text}" for item in q.written.rubric))
     return "\n\n".join(out) + "\n"
 
 
-__all__ = ["auto_cell_id", "cells", "points", "rubric_markdown"]
+__all__ = ["auto_cell_id", "cells", "grade_cell_points", "points", "rubric_markdown"]

@@ -37,11 +37,12 @@ from typing import Any
 
 import nbformat
 
-from grader import course, discovery
+from grader import course, discovery, policy
 from grader.course import EXERCISES, MODULES
 from grader.integrations.nbgrader import question_cells
 from grader.messages import Message
 from grader.notebook import first_line
+from grader.policy import Policy, PolicyError, scaled
 from grader.public import ANSWERS_FILE
 from grader.report import jinja
 from grader.settings import COURSE_FILE
@@ -147,7 +148,34 @@ def hidden_points(exercise: str) -> float:
     return sum(test.points for test in discovery.hidden_suite(exercise))
 
 
-def _exercise_cells(number: int, exercise: str) -> list[nbformat.NotebookNode]:
+def exercise_points(exercise: str, course_policy: Policy) -> tuple[float, float, float]:
+    """(the factor the policy scales the exercise's tests by, its public test cell's points,
+    its hidden test cell's points)."""
+    public, hidden = float(len(public_test_points(exercise)[0])), hidden_points(exercise)
+    factor = course_policy.factor(exercise, public + hidden)
+    return factor, scaled(public, factor), scaled(hidden, factor)
+
+
+def _test_cells(exercise: str, course_policy: Policy) -> list[nbformat.NotebookNode]:
+    """The public and the hidden test cell, at the policy's points (read-only, not graded, when
+    the policy drops the exercise: nbgrader then has nothing to record for them)."""
+    factor, public_points, hidden_points_ = exercise_points(exercise, course_policy)
+    names, functions = public_test_points(exercise)
+    graded = factor > 0
+    public = jinja.render(
+        "public_cell.py.j2", exercise=exercise, points=public_points, functions=functions, names=names, factor=factor
+    )
+    hidden = jinja.render("hidden_cell.py.j2", exercise=exercise, points=hidden_points_, factor=factor)
+    return [
+        nbformat.v4.new_code_cell(
+            source,
+            metadata=_meta(f"{exercise}-{kind}", grade=graded, locked=True, points=points if graded else None),
+        )
+        for kind, source, points in (("public", public, public_points), ("hidden", hidden, hidden_points_))
+    ]
+
+
+def _exercise_cells(number: int, exercise: str, course_policy: Policy) -> list[nbformat.NotebookNode]:
     """Intro, imports, one cell per function, then the public and the hidden test cell."""
     doc, parts = _segments((course.solutions_dir() / f"{exercise}.py").read_text())
     intro = jinja.render("exercise.md.j2", number=number, module=f"{exercise}.py", docstring=doc)
@@ -163,25 +191,46 @@ def _exercise_cells(number: int, exercise: str) -> list[nbformat.NotebookNode]:
             cells.append(nbformat.v4.new_code_cell(_keep_hint(text), metadata=_meta(grade_id, solution=True)))
         else:
             cells.append(nbformat.v4.new_code_cell(text, metadata=_meta(grade_id, locked=True)))
-    names, functions = public_test_points(exercise)
-    public = jinja.render("public_cell.py.j2", exercise=exercise, points=len(names), functions=functions, names=names)
-    cells.append(
-        nbformat.v4.new_code_cell(
-            public, metadata=_meta(f"{exercise}-public", grade=True, locked=True, points=float(len(names)))
-        )
-    )
-    points = hidden_points(exercise)
-    hidden = jinja.render("hidden_cell.py.j2", exercise=exercise, points=points)
-    cells.append(
-        nbformat.v4.new_code_cell(hidden, metadata=_meta(f"{exercise}-hidden", grade=True, locked=True, points=points))
-    )
-    return cells
+    return cells + _test_cells(exercise, course_policy)
 
 
-def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connections") -> Any:
-    """The instructor's source notebook (solutions and hidden tests included)."""
-    auto_points = sum(len(public_test_points(e)[0]) + hidden_points(e) for e in EXERCISES)
-    question_auto, manual_points = question_cells.points()
+def grade_cell_points(course_policy: Policy) -> dict[str, float]:
+    """Each grade cell's points under ``course_policy``, by grade id: what a release writes."""
+    out: dict[str, float] = {}
+    for exercise in EXERCISES:
+        factor, public, hidden = exercise_points(exercise, course_policy)
+        if factor > 0:
+            out |= {f"{exercise}-public": public, f"{exercise}-hidden": hidden}
+    return out | question_cells.grade_cell_points(course_policy)
+
+
+def policy_mismatch(released: Any, course_policy: Policy) -> str | None:
+    """Where a released notebook's grade cells disagree with ``course_policy`` (None if nowhere):
+    nbgrader keeps each cell's maximum from the release, so scores under another policy would
+    not fit them."""
+    found = {
+        cell.metadata["nbgrader"]["grade_id"]: float(cell.metadata["nbgrader"].get("points", 0))
+        for cell in released.cells
+        if cell.metadata.get("nbgrader", {}).get("grade")
+    }
+    wanted = grade_cell_points(course_policy)
+    differ = sorted(k for k in found.keys() | wanted.keys() if abs(found.get(k, -1) - wanted.get(k, -1)) > 1e-6)
+    if not differ:
+        return None
+    shown = ", ".join(
+        f"{k} ({found.get(k, 'absent')} released, {wanted.get(k, 'absent')} by the policy)" for k in differ[:4]
+    )
+    return shown + (f" and {len(differ) - 4} more" if len(differ) > 4 else "")
+
+
+def build_notebook(
+    title: str = "Lab: LayerNorm, RMSNorm and residual connections", course_policy: Policy | None = None
+) -> Any:
+    """The instructor's source notebook (solutions and hidden tests included), its grade cells
+    worth what ``course_policy`` says (default: the suites' own points)."""
+    course_policy = course_policy or Policy()
+    auto_points = sum(sum(exercise_points(e, course_policy)[1:]) for e in EXERCISES)
+    question_auto, manual_points = question_cells.points(course_policy)
     intro = jinja.render(
         "intro.md.j2", title=title, auto_points=auto_points + question_auto, manual_points=manual_points
     )
@@ -190,8 +239,8 @@ def build_notebook(title: str = "Lab: LayerNorm, RMSNorm and residual connection
         nbformat.v4.new_code_cell(jinja.render("setup_cell.py.j2"), metadata=_meta("setup", locked=True)),
     ]
     for number, exercise in enumerate(EXERCISES, start=1):
-        cells += _exercise_cells(number, exercise)
-    cells += question_cells.cells(_meta)
+        cells += _exercise_cells(number, exercise, course_policy)
+    cells += question_cells.cells(_meta, course_policy)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
@@ -290,8 +339,13 @@ def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> Writ
     if not course_file.exists():  # the instructor's own settings are never overwritten
         course_file.write_text(_course_file_text(), encoding="utf-8")
         written.append(course_file)
+    try:
+        course_policy = policy.from_course_file(course_file)
+    except (PolicyError, ValueError) as exc:  # a TOML error is a ValueError
+        reason = {"path": str(course_file), "reason": str(exc)}
+        raise ReleaseRefused(Message("release.policy_invalid", reason)) from None
     notebook = source / f"{NOTEBOOK}.ipynb"
-    nbformat.write(build_notebook(), str(notebook))
+    nbformat.write(build_notebook(course_policy=course_policy), str(notebook))
     written.append(notebook)
     bank = source / "configs"
     if bank.exists():
@@ -304,7 +358,7 @@ def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> Writ
         written.append(source / name)
     rubric = course_dir / "normlab" / assignment / "rubric.md"
     rubric.parent.mkdir(parents=True, exist_ok=True)
-    rubric.write_text(question_cells.rubric_markdown(), encoding="utf-8")
+    rubric.write_text(question_cells.rubric_markdown(course_policy), encoding="utf-8")
     written.append(rubric)
     return Written(written, notes)
 

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader import questions
+from grader import policy, questions
 from grader.faults import GraderFault
 from grader.integrations.nbgrader.gradebook import _ensure_alembic_on_path, course_config, read_student_notebook
 from grader.notebook import cells
+from grader.policy import scaled
+from grader.settings import COURSE_FILE
 from grader.verification import is_blank
 
 MARKER = re.compile(r"^<!-- normlab:written (?P<assignment>[\w.-]+) (?P<qid>\w+) -->$", re.MULTILINE)
@@ -55,14 +57,24 @@ def _notebooks(course_dir: Path, assignment: str) -> dict[str, Path]:
     return dict(sorted(out.items()))
 
 
+def _factor(course_dir: Path, qid: str, bank_points: float) -> float:
+    """The course policy's scale of ``qid``'s written part (its rubric keeps its proportions)."""
+    course_file = course_dir / COURSE_FILE
+    course_policy = policy.from_course_file(course_file) if course_file.is_file() else policy.Policy()
+    if qid in course_policy.drop:
+        raise GraderFault(f"{qid} is dropped by the course's grading policy ({course_file}): nothing to grade")
+    return course_policy.written_factor(qid, bank_points)
+
+
 def export_page(course_dir: Path, assignment: str, qid: str) -> str:
     """All the class's answers to one question on one page, the rubric items as checkboxes."""
     question = questions.load().question(qid)
     if question.written is None:
         raise GraderFault(f"{qid} has no written part")
-    rubric = question.written.rubric
+    factor = _factor(course_dir, qid, question.written.points)
+    rubric = [replace(item, points=scaled(item.points, factor)) for item in question.written.rubric]
     lines = [
-        f"# {qid}: {question.text['en']} ({question.written.points:g} points)",
+        f"# {qid}: {question.text['en']} ({scaled(question.written.points, factor):g} points)",
         "",
         f"<!-- normlab:written {assignment} {qid} -->",
         "",
@@ -106,6 +118,9 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
     from nbgrader.api import Gradebook, MissingEntry
 
     assignment, qid, marked = read_page(text)
+    written = questions.load().question(qid).written
+    factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
+    marked = [replace(entry, points=scaled(entry.points, factor)) for entry in marked]
     config = course_config(course_dir.resolve())
     _ensure_alembic_on_path()
     with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:

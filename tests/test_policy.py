@@ -1,0 +1,224 @@
+"""The course's grading policy (``[policy]`` in normlab.toml): read by every path.
+
+Unit tests of the policy itself, then the paths that must follow it: ``normlab grade``, a class
+graded from a folder (re-scored, never re-graded, when the policy changes), the nbgrader
+release's grade cells, and Gradescope's results. Real nbgrader runs are in test_nbgrader.py.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader import course, policy, questions
+from grader.integrations.nbgrader import release
+from grader.messages import Message
+from grader.model import CheckResult, ManualPart, Report, Status, Visibility
+from grader.policy import Policy, PolicyError
+from grader.settings import SettingsError, load
+
+ROOT = Path(__file__).resolve().parent.parent
+NORMLAB = [sys.executable, "-m", "grader"]
+
+
+def _result(exercise: str, name: str, score: float, most: float) -> CheckResult:
+    status = Status.PASSED if score == most else Status.FAILED
+    return CheckResult(f"{exercise}/hidden/{name}", exercise, name, Visibility.HIDDEN, status, score, most)
+
+
+def _report() -> Report:
+    results = (
+        _result("rmsnorm", "a", 3, 3),
+        _result("rmsnorm", "b", 0, 1),
+        _result("layernorm", "a", 2, 2),
+        _result("porting", "a", 5, 5),
+        _result("q1", "part_a", 1, 1),
+    )
+    manual = (ManualPart("q1", 2, True), ManualPart("q2", 2, False))
+    return Report("work", results, ("public", "hidden", "questions"), manual=manual)
+
+
+# -- the policy itself ----------------------------------------------------------------------------
+
+
+def test_the_default_policy_leaves_a_report_as_the_suites_scored_it():
+    report = _report()
+    assert policy.apply(report, Policy()) is report
+    assert policy.manual_points(report) == 4
+
+
+def test_an_item_is_scaled_to_its_points_and_keeps_its_partial_credit():
+    counted = policy.apply(_report(), Policy(points={"rmsnorm": 20}))
+    rms = [r for r in counted.results if r.exercise == "rmsnorm"]
+    assert sum(r.max_score for r in rms) == pytest.approx(20)
+    assert [r.score for r in rms] == [pytest.approx(15), 0]  # 3 of 4 points stays three quarters
+    others = [r for r in counted.results if r.exercise != "rmsnorm"]
+    assert [(r.score, r.max_score) for r in others] == [(2, 2), (5, 5), (1, 1)]
+    assert counted.score == pytest.approx(15 + 2 + 5 + 1) and counted.max_score == pytest.approx(28)
+
+
+def test_a_dropped_item_is_shown_worth_nothing_and_the_report_says_so():
+    counted = policy.apply(_report(), Policy(drop=frozenset({"porting", "q2"})))
+    porting = [r for r in counted.results if r.exercise == "porting"]
+    assert porting and all(r.score == r.max_score == 0 for r in porting)
+    assert counted.max_score == 3 + 1 + 2 + 1
+    assert [m.question for m in counted.manual] == ["q1"]
+    assert Message("policy.dropped", {"items": "porting"}) in counted.notes  # q2 has no automatic part here
+
+
+def test_a_written_part_takes_the_policys_points():
+    counted = policy.apply(_report(), Policy(written={"q1": 5}))
+    assert [(m.question, m.max_score) for m in counted.manual] == [("q1", 5), ("q2", 2)]
+    assert policy.manual_points(counted) == 7 and counted.max_score == _report().max_score
+
+
+def test_the_fingerprint_changes_with_the_policy_and_only_with_it():
+    one, same = Policy(points={"rmsnorm": 20, "q1": 2}), Policy(points={"q1": 2, "rmsnorm": 20})
+    assert one.fingerprint() == same.fingerprint()
+    others = [
+        Policy(),
+        Policy(points={"rmsnorm": 21, "q1": 2}),
+        Policy(drop=frozenset({"q1"})),
+        Policy(written={"q1": 2}),
+    ]
+    assert len({p.fingerprint() for p in [one, *others]}) == 5
+
+
+@pytest.mark.parametrize(
+    ("section", "says"),
+    [
+        ({"points": {"rmsnrom": 3}}, "rmsnrom"),
+        ({"points": {"rmsnorm": -1}}, "0 or more"),
+        ({"points": {"rmsnorm": "ten"}}, "must be a number"),
+        ({"written": {"rmsnorm": 3}}, "rmsnorm"),  # only questions have written parts
+        ({"drop": "porting"}, "must be a list"),
+        ({"drop": ["q99"]}, "q99"),
+        ({"weights": {}}, "unknown key"),
+    ],
+)
+def test_a_policy_that_cannot_be_used_is_refused_with_the_key_named(section, says):
+    with pytest.raises(PolicyError, match=says):
+        policy.parse(section)
+
+
+def test_the_course_file_carries_the_policy_and_names_itself_when_wrong(tmp_path):
+    course_file = tmp_path / "normlab.toml"
+    course_file.write_text('[policy]\ndrop = ["porting"]\n\n[policy.points]\nlayernorm = 20\nq3 = 4\n')
+    settings = load(environ={}, course_file=course_file)
+    assert settings.policy == Policy(points={"layernorm": 20, "q3": 4}, drop=frozenset({"porting"}))
+    course_file.write_text("[policy.points]\nlayer_norm = 20\n")
+    with pytest.raises(SettingsError, match=rf"{course_file}.*layer_norm"):
+        load(environ={}, course_file=course_file)
+
+
+# -- the release writes the policy's points -----------------------------------------------------
+
+
+POLICY = Policy(points={"layernorm": 20, "q3": 4}, written={"q1": 5}, drop=frozenset({"porting", "q9"}))
+
+
+def _grade_cells(nb) -> dict[str, float]:
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
+
+
+def test_the_release_writes_the_policys_points_into_its_grade_cells():
+    default, chosen = _grade_cells(release.build_notebook()), _grade_cells(release.build_notebook(course_policy=POLICY))
+    assert chosen["layernorm-public"] + chosen["layernorm-hidden"] == pytest.approx(20)
+    share = default["layernorm-public"] / (default["layernorm-public"] + default["layernorm-hidden"])
+    assert chosen["layernorm-public"] == pytest.approx(20 * share, abs=1e-6)  # public and hidden keep their shares
+    assert chosen["q3-auto"] == 4 and chosen["q1-answer"] == 5
+    dropped = {"porting-public", "porting-hidden", "q9-auto", "q9-answer"}
+    assert dropped <= default.keys() and not dropped & chosen.keys()
+    untouched = default.keys() - dropped - {"layernorm-public", "layernorm-hidden", "q3-auto", "q1-answer"}
+    assert all(chosen[k] == default[k] for k in untouched)
+    assert release.policy_mismatch(release.build_notebook(course_policy=POLICY), POLICY) is None
+    mismatch = release.policy_mismatch(release.build_notebook(), POLICY)
+    assert mismatch is not None and "layernorm-hidden" in mismatch
+
+
+def test_the_scaled_cells_say_so_and_scale_what_they_return():
+    nb = release.build_notebook(course_policy=POLICY)
+    source = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in nb.cells}
+    assert "scale=" in source["layernorm-hidden"] and "round(_run_public(" in source["layernorm-public"]
+    assert "scale=" not in source["rmsnorm-hidden"] and "not counted" in source["porting-hidden"]
+    assert "scale=" in source["q3-auto"]
+
+
+def test_the_rubric_is_scaled_with_the_written_part():
+    text = release.question_cells.rubric_markdown(POLICY)
+    bank = questions.load()
+    q1 = bank.question("q1").written
+    assert f"## q1 ({bank.groups[bank.question('q1').group]['en']}, 5 points)" in text
+    first = q1.rubric[0]
+    assert f"({first.points * 5 / q1.points:g} pt) {first.text}" in text
+    assert "## q9" not in text
+
+
+# -- normlab grade, a class from a folder -------------------------------------------------------
+
+
+def run(*args, cwd=ROOT):
+    return subprocess.run(
+        [*NORMLAB, *map(str, args)], capture_output=True, text=True, cwd=cwd, env=dict(os.environ), timeout=600
+    )
+
+
+def test_normlab_grade_counts_as_the_course_file_says(tmp_path):
+    course_file = tmp_path / "normlab.toml"
+    course_file.write_text('[policy]\ndrop = ["porting"]\n\n[policy.points]\nlayernorm = 20\n')
+    plain = json.loads(run("grade", "solutions", "--json").stdout)
+    counted = run("grade", "solutions", "--json", "--course-file", course_file)
+    assert counted.returncode == 0, counted.stderr
+    data = json.loads(counted.stdout)
+    by = {ex: sum(t["max_score"] for t in data["tests"] if t["exercise"] == ex) for ex in ("layernorm", "porting")}
+    raw = {ex: sum(t["max_score"] for t in plain["tests"] if t["exercise"] == ex) for ex in ("layernorm", "porting")}
+    assert by == {"layernorm": pytest.approx(20), "porting": 0}
+    assert data["max_score"] == pytest.approx(plain["max_score"] - raw["layernorm"] + 20 - raw["porting"])
+    assert data["score"] == pytest.approx(data["max_score"])
+    text = run("grade", "solutions", "--course-file", course_file, "--lang", "en").stdout
+    assert "Not counted in this course" in text and "porting" in text
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text("[policy.points]\nlayer_norm = 20\n")
+    refused = run("grade", "solutions", "--course-file", wrong)
+    assert refused.returncode == 2 and "layer_norm" in refused.stderr
+
+
+def test_a_new_policy_rescores_a_folder_class_without_grading_again(tmp_path):
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    (handed_in / "alice").mkdir(parents=True)
+    for module in course.MODULES:
+        shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "alice" / f"{module}.py")
+    (handed_in / "bob.py").write_text("import numpy as np\n")
+    course_file = tmp_path / "normlab.toml"
+    course_file.write_text("")
+    first = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--course-file", course_file)
+    assert first.returncode == 0 and "2 graded" in first.stdout, first.stdout + first.stderr
+    stored = sorted(tmp_path.rglob("reports/*.json"))
+    stamps = {p: p.stat().st_mtime_ns for p in stored}
+    assert len(stamps) == 2
+
+    def grades() -> dict[str, list[str]]:
+        lines = (out_dir / "grades.csv").read_text().split()
+        return {row[0]: row[1:] for row in (line.split(",") for line in lines[1:])}
+
+    before = grades()
+    course_file.write_text("[policy.points]\nrmsnorm = 100\n")
+    second = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--course-file", course_file)
+    assert "0 graded" in second.stdout and "2 re-scored" in second.stdout, second.stdout + second.stderr
+    after = grades()
+    plain = json.loads(run("grade", "solutions", "--json").stdout)
+    rms = sum(t["max_score"] for t in plain["tests"] if t["exercise"] == "rmsnorm")
+    assert float(after["alice"][1]) == pytest.approx(float(before["alice"][1]) - rms + 100)
+    assert after["alice"][0] == after["alice"][1] and after["bob"][0] == "0"
+    assert "100" in (out_dir / "feedback" / "alice.html").read_text()
+    assert {p: p.stat().st_mtime_ns for p in stored} == stamps  # the sandbox never ran again
+    third = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--course-file", course_file)
+    assert "0 graded, 2 unchanged" in third.stdout and "re-scored" not in third.stdout
