@@ -222,3 +222,24 @@ def test_a_new_policy_rescores_a_folder_class_without_grading_again(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in stored} == stamps  # the sandbox never ran again
     third = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--course-file", course_file)
     assert "0 graded, 2 unchanged" in third.stdout and "re-scored" not in third.stdout
+
+
+def test_the_released_course_file_lists_every_items_points_ready_to_uncomment(tmp_path):
+    from grader.report import jinja
+
+    values = {"floors": {"call": 3, "submission": 30}, "multiples": {"call": 50, "submission": 30}}
+    values |= {"calibration": None, "reason": "not measured here", "call_seconds": 10.0, "submission_seconds": 60.0}
+    text = jinja.render("normlab.toml.j2", **values, **release._default_points())
+    cells = _grade_cells(release.build_notebook())
+    for exercise in course.EXERCISES:
+        assert f"# {exercise} = {cells[f'{exercise}-public'] + cells[f'{exercise}-hidden']:g}\n" in text
+    course_file = tmp_path / "normlab.toml"
+    course_file.write_text(text)
+    assert load(environ={}, course_file=course_file).policy == Policy()
+    course_file.write_text(text.replace("# layernorm = ", "layernorm = 2 * 0 + "))
+    with pytest.raises(SettingsError):  # not a number: refused, with the file named
+        load(environ={}, course_file=course_file)
+    course_file.write_text(
+        text.replace(f"# layernorm = {cells['layernorm-public'] + cells['layernorm-hidden']:g}", "layernorm = 20")
+    )
+    assert load(environ={}, course_file=course_file).policy == Policy(points={"layernorm": 20})

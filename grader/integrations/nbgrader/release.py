@@ -267,7 +267,18 @@ def _course_file_text() -> str:
         defaults = Limits()
         values |= {"calibration": None, "reason": " ".join(str(exc)[:200].split())}
         values |= {"call_seconds": defaults.call_seconds, "submission_seconds": defaults.submission_seconds}
-    return jinja.render("normlab.toml.j2", **values) + "\n"
+    return jinja.render("normlab.toml.j2", **values, **_default_points()).rstrip("\n") + "\n"
+
+
+def _default_points() -> dict[str, list[tuple[str, float]]]:
+    """Each item's points under the default policy, for the course file's commented defaults."""
+    from grader import questions
+
+    cells = grade_cell_points(Policy())
+    automatic = [(e, cells[f"{e}-public"] + cells[f"{e}-hidden"]) for e in EXERCISES]
+    bank = questions.load().questions
+    automatic += [(q.id, q.auto_points) for q in bank if q.parts]
+    return {"automatic": automatic, "written": [(q.id, q.written.points) for q in bank if q.written]}
 
 
 def _merge_config(course_dir: Path) -> tuple[bool, list[Message]]:
