@@ -124,7 +124,8 @@ def native(course):
     """The class graded by `nbgrader autograde` (tests run in each student's kernel)."""
     copy = course.parent / "native"
     shutil.copytree(course, copy)
-    nbgrader("autograde", ASSIGNMENT, "--create", cwd=copy, check=False)  # erin's notebook makes it exit 1
+    out = nbgrader("autograde", ASSIGNMENT, "--create", cwd=copy, check=False)  # erin's notebook makes it exit 1
+    (copy / "autograde.log").write_text(out.stdout + out.stderr)
     nbgrader("generate_feedback", ASSIGNMENT, cwd=copy, check=False)
     return copy, exported(copy)
 
@@ -169,6 +170,45 @@ def test_both_paths_agree_on_every_honest_submission(native, secure):
     _, secure_grades, _ = secure
     for student in HONEST:
         assert secure_grades[student] == native_grades[student], student
+
+
+def _warnings_by_student(log: str) -> dict[str, list[str]]:
+    """nbgrader's autograde warnings, under the student whose notebook was being graded."""
+    found: dict[str, list[str]] = {}
+    student = None
+    for line in log.splitlines():
+        if "Creating/updating student with ID" in line:
+            student = line.split("'")[1]
+        elif "WARNING" in line and "AutogradeApp" in line and student is not None:
+            found.setdefault(student, []).append(line)
+    return found
+
+
+def test_the_native_path_warns_only_about_cells_a_student_changed(native):
+    """nbgrader's own OverwriteCells warns about every hidden-test cell of every honest student
+    (jupyter/nbgrader#1961); the release's config restores them quietly, and still reports a
+    locked cell a student did change (dave moved and retyped cells)."""
+    copy, _ = native
+    warned = _warnings_by_student((copy / "autograde.log").read_text())
+    assert {student: warned.get(student, []) for student in HONEST} == {student: [] for student in HONEST}
+    assert any("has changed" in line for line in warned.get("dave", [])), warned.get("dave")
+
+
+def test_validate_says_which_public_tests_failed(course, tmp_path):
+    """A student's `nbgrader validate` names the failing public tests instead of nbgrader's
+    bare "Partial credit"; a solved notebook validates clean of them."""
+    released = load(course / "release" / ASSIGNMENT / "lab.ipynb")
+    source = load(course / "source" / ASSIGNMENT / "lab.ipynb")
+    rms = filled(released, source)["cells"][cell_index(released, "rmsnorm-rmsnorm")]["source"]
+    wrong = filled(released, source, {"rmsnorm-rmsnorm": rms.replace("np.sqrt(ms + eps)", "(np.sqrt(ms) + eps)")})
+    folder = tmp_path / "work"
+    shutil.copytree(course / "release" / ASSIGNMENT, folder)
+    save(wrong, folder / "lab.ipynb")
+    out = nbgrader("validate", folder / "lab.ipynb", cwd=folder, check=False).stdout
+    rmsnorm_cell = out.split("# Public tests for rmsnorm")[1].split("=====")[0]
+    assert "public tests failed" in rmsnorm_cell and "FAIL  " in rmsnorm_cell, rmsnorm_cell
+    assert "Partial credit" not in out.split("# Public tests for layernorm")[0]
+    assert "# Public tests for layernorm" not in out  # layernorm is solved: its cell passes
 
 
 def test_only_normlab_denies_the_tampering_submissions(course, native, secure):

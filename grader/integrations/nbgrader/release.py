@@ -59,6 +59,20 @@ NEEDED = {
 }
 """What the course needs from nbgrader's config: deleted test cells put back, and time for the
 hidden test cells on the native path."""
+RESTORE = """\
+# Hidden tests are restored at autograde without a warning for every honest student (nbgrader
+# stores their checksum before it removes them from the release: jupyter/nbgrader#1961). A cell
+# a student did change is still reported. Without normlab installed here, nbgrader's own.
+try:
+    from grader.integrations.nbgrader.restore import RestoreHiddenTests
+    from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, DeduplicateIds, OverwriteKernelspec
+
+    c.Autograde.sanitize_preprocessors = [
+        ClearOutput, DeduplicateIds, OverwriteKernelspec, RestoreHiddenTests, CheckCellMetadata
+    ]
+except ImportError:
+    pass"""
+"""The one setting normlab needs that is not a plain value: merged as a block."""
 MERGED = "# --- added by `normlab release`: settings normlab needs (everything above is yours, kept) ---"
 OURS = "rmsnorm-hidden"
 """A grade id only a notebook normlab wrote has."""
@@ -306,6 +320,17 @@ def _merge_config(course_dir: Path) -> tuple[bool, list[Message]]:
                     {"setting": f"{section}.{key}", "yours": repr(mine[key]), "ours": repr(value)},
                 )
             )
+    sanitize = config.get("Autograde", {}).get("sanitize_preprocessors")
+    if sanitize is None:
+        if "RestoreHiddenTests" not in path.read_text(encoding="utf-8"):  # the block, unimportable here
+            added.append(RESTORE)
+    elif "RestoreHiddenTests" not in repr(sanitize):
+        ours = "[..., RestoreHiddenTests, ...]"
+        notes.append(
+            Message(
+                "release.config_kept", {"setting": "Autograde.sanitize_preprocessors", "yours": "...", "ours": ours}
+            )
+        )
     if added:
         text = path.read_text(encoding="utf-8")
         path.write_text(text.rstrip("\n") + "\n\n" + MERGED + "\n" + "\n".join(added) + "\n", encoding="utf-8")
@@ -343,7 +368,7 @@ def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> Writ
             written.append(config)
     else:
         config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text(jinja.render("nbgrader_config.py.j2", course_id=COURSE_ID) + "\n")
+        config.write_text(jinja.render("nbgrader_config.py.j2", course_id=COURSE_ID, restore=RESTORE) + "\n")
         written.append(config)
     source.mkdir(parents=True, exist_ok=True)
     course_file = course_dir / COURSE_FILE
