@@ -7,15 +7,17 @@ Five artifacts, each a row of ✓ or ✗ with what was found:
   worker (values, never printed text): RMSNorm brings any scale to RMS ~1, the pre-norm block
   keeps the signal, and the gradient-path experiment runs;
 * **config note**: the ``config_note`` written part of ``verification.toml`` names a config's
-  eps key and is a paragraph (``CONFIG_NOTE_WORDS`` words or more);
+  eps key and is a paragraph (``CONFIG_NOTE_WORDS`` words or more); where the reference is (the
+  grader's copy), it is also checked against the config it names (``configs/<file>.json``): the
+  norm type, eps, placement and number of norms the reference reads from that config;
 * **notes**: ``notes.md`` holds the residual-stream notes (``NOTES_WORDS`` words or more);
 * **diagram**: an image (``diagram.png``, ``.svg``, ``.jpg``, ``.pdf``) or a Mermaid flowchart
   in ``diagram.md`` or ``notes.md`` with the basic structure (a flowchart, edges, a norm and an
   addition).
 
-This checks what can be checked without the reference: presence, structure and the public
-tests. The grader's side (the hidden tests, the config note against the chosen config, the
-written parts) is graded by ``normlab grade`` and by a person.
+A student's copy checks what can be checked without the reference (presence, structure, the
+public tests) and says what the grader will check as well; the hidden tests and the written
+parts are graded by ``normlab grade`` and by a person.
 """
 
 from __future__ import annotations
@@ -91,10 +93,75 @@ def config_note_item(folder: Path) -> Item:
     text = note.get("written", "") if isinstance(note, dict) else ""
     text = text if isinstance(text, str) else ""
     keys = [k for k in EPS_KEYS if k in text]
-    if answers.problem is None and _words(text) >= CONFIG_NOTE_WORDS and keys:
-        return Item("config_note", True, Message("checklist.config_note_ok", {"words": _words(text), "key": keys[0]}))
-    params = {"file": ANSWERS_FILE, "words": _words(text), "minimum": CONFIG_NOTE_WORDS}
-    return Item("config_note", False, Message("checklist.config_note_missing", params))
+    if answers.problem is not None or _words(text) < CONFIG_NOTE_WORDS or not keys:
+        params = {"file": ANSWERS_FILE, "words": _words(text), "minimum": CONFIG_NOTE_WORDS}
+        return Item("config_note", False, Message("checklist.config_note_missing", params))
+    found = {"words": _words(text), "key": keys[0]}
+    contract = reference_contract(text)
+    if contract is None:  # a student's copy: no reference to compare with
+        return Item("config_note", True, Message("checklist.config_note_ok_here", found))
+    config, facts = contract
+    missing = missing_facts(text, facts)
+    if missing:
+        return Item(
+            "config_note",
+            False,
+            Message("checklist.config_note_lacks", {"config": config, "facts": ", ".join(missing)}),
+        )
+    return Item("config_note", True, Message("checklist.config_note_ok", {**found, "config": config}))
+
+
+CONFIG_NAMED = re.compile(r"([\w.\-]+\.json)")
+NORM_WORDS = {
+    "rmsnorm": re.compile(r"\brms\s*-?norm", re.IGNORECASE),
+    "layernorm": re.compile(r"\blayer\s*-?norm", re.IGNORECASE),
+    "gemma_rmsnorm": re.compile(r"1\s*\+\s*(the\s+)?weight", re.IGNORECASE),
+}
+PLACEMENT_WORDS = {
+    "pre": re.compile(r"\bpre[\s-]*(norm|ln|layer\s*norm)|before (each|every) sublayer", re.IGNORECASE),
+    "post": re.compile(r"\bpost[\s-]*(norm|ln|layer\s*norm)|after the (residual|sum|addition)", re.IGNORECASE),
+    "sandwich": re.compile(r"sandwich|before and after", re.IGNORECASE),
+    "post_sublayer": re.compile(r"post[\s_-]*sublayer|(sublayer|its) outputs? (is )?normali[sz]ed", re.IGNORECASE),
+    "parallel": re.compile(r"parallel", re.IGNORECASE),
+}
+
+
+def reference_contract(text: str) -> tuple[str, dict[str, object]] | None:
+    """The config the note names (a file of ``configs/``) and what the reference reads from it;
+    None without the reference (a student's copy) or when the note names no config of the bank."""
+    from grader import course
+
+    solution = course.solutions_dir() / "inspect_config.py"
+    configs = course.exercises_dir() / "configs"
+    named = [name for name in CONFIG_NAMED.findall(text) if (configs / Path(name).name).is_file()]
+    if not solution.is_file() or not named:
+        return None
+    from grader.reference import Reference
+
+    reference = Reference(course.solutions_dir())
+    try:
+        return named[0], dict(reference.inspect_config(str(configs / Path(named[0]).name)))
+    finally:
+        reference.close()
+
+
+def missing_facts(text: str, facts: dict[str, object]) -> list[str]:
+    """Which of the config's facts (norm type, eps, placement, number of norms) the note omits."""
+    missing = []
+    norm = str(facts["norm_type"])
+    if not NORM_WORDS["rmsnorm" if norm == "gemma_rmsnorm" else norm].search(text) or (
+        norm == "gemma_rmsnorm" and not NORM_WORDS[norm].search(text)
+    ):
+        missing.append("norm type")
+    numbers = [float(n) for n in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", text)]
+    if not any(abs(n - float(str(facts["eps"]))) <= 1e-9 * abs(float(str(facts["eps"]))) for n in numbers):
+        missing.append("eps")
+    pattern = PLACEMENT_WORDS.get(str(facts["placement"]))
+    if pattern is not None and not pattern.search(text):
+        missing.append("placement")
+    if float(str(facts["n_norms"])) not in numbers:
+        missing.append("number of norms")
+    return missing
 
 
 def notes_item(folder: Path) -> Item:

@@ -77,3 +77,55 @@ def test_an_image_is_a_diagram_and_short_notes_are_not_notes(tmp_path):
 )
 def test_a_mermaid_diagram_needs_its_basic_structure(block, problem):
     assert checklist.mermaid_problem(block) == problem
+
+
+GEMMA_AS_LLAMA = """Gemma-2-9B (configs/gemma-2-9b.json): RMSNorm with rms_norm_eps = 1e-05, pre-norm, two norms
+per layer over 42 layers plus a final norm (85). A server must use RMSNorm with that eps before each
+sublayer and before the head; LayerNorm, another eps or post-norm would degrade every output token.
+"""
+
+
+def _note(work, text):
+    (work / ANSWERS_FILE).write_text(f'[config_note]\nwritten = """\n{text}"""\n')
+
+
+def test_the_config_note_is_checked_against_the_config_it_names(tmp_path):
+    """On the grader's side the reference reads the named config: a note that describes Gemma-2
+    with Llama's facts misses its norm type (1 + weight), eps, placement (sandwich) and count."""
+    work = tmp_path / "work"
+    work.mkdir()
+    _note(work, GEMMA_AS_LLAMA)
+    item = checklist.config_note_item(work)
+    assert not item.ok and item.detail.id == "checklist.config_note_lacks"
+    assert item.detail.params["config"] == "gemma-2-9b.json"
+    assert item.detail.params["facts"] == "norm type, eps, placement, number of norms"
+    answers = (course.solutions_dir() / ANSWERS_FILE).read_text()
+    note = answers.split("[config_note]")[1].split('"""')[1]
+    _note(work, note)
+    assert checklist.config_note_item(work).detail.id == "checklist.config_note_ok"
+    _note(work, note.replace("pre-norm", "post-norm").replace("(65)", "(64)"))
+    assert checklist.config_note_item(work).detail.params["facts"] == "placement, number of norms"
+
+
+@pytest.mark.parametrize(
+    ("facts", "text", "missing"),
+    [
+        (
+            {"norm_type": "gemma_rmsnorm", "eps": 1e-6, "placement": "sandwich", "n_norms": 169},
+            "RMSNorm scaled by (1 + weight), eps 1e-06, a norm before and after each sublayer: 169 norms.",
+            [],
+        ),
+        (
+            {"norm_type": "gemma_rmsnorm", "eps": 1e-6, "placement": "sandwich", "n_norms": 169},
+            "RMSNorm, eps 0.000001, sandwich placement, 169 norms.",
+            ["norm type"],
+        ),
+        (
+            {"norm_type": "layernorm", "eps": 1e-5, "placement": "parallel", "n_norms": 33},
+            "GPT-J: LayerNorm with layer_norm_epsilon 1e-05; attention and MLP run in parallel; 33 norms.",
+            [],
+        ),
+    ],
+)
+def test_the_facts_a_note_must_state(facts, text, missing):
+    assert checklist.missing_facts(text, facts) == missing

@@ -62,6 +62,9 @@ def test_a_student_checks_their_own_folder_with_the_installed_copy(installed, tm
     solved = student_run(installed, work, "check")
     assert solved.returncode == 0, solved.stdout + solved.stderr
     assert f"Total: {total[1]}/{total[1]}" in solved.stdout and "still blank" not in solved.stdout
+    # The checklist checks the config note as far as it can here, and says what the grader adds.
+    listed = student_run(installed, work, "checklist", "--lang", "en")
+    assert "The grader also checks it against the config you name" in listed.stdout, listed.stdout + listed.stderr
 
 
 def test_the_installed_copy_refuses_a_final_grade(installed, tmp_path):
