@@ -644,8 +644,9 @@ def policed(tmp_path_factory):
     graded natively by nbgrader and by normlab."""
     base = tmp_path_factory.mktemp("policy") / "course"
     normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)
-    with open(base / "normlab.toml", "a") as handle:
-        handle.write(POLICY)
+    released = (base / "normlab.toml").read_text()
+    assert "\n[policy]\n" in released  # the release lists the defaults there, commented out
+    (base / "normlab.toml").write_text(released.split("\n[policy]\n")[0] + POLICY)
     normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)  # now under the policy
     nbgrader("generate_assignment", ASSIGNMENT, cwd=base)
     _submissions(base)
