@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import files
+from grader import files, questions
 from grader.classgrade import Refused, Submitted
 from grader.course import MODULES
 from grader.integrations.nbgrader.autograde import STUDENT_ID
@@ -104,18 +104,30 @@ class FolderPublisher:
         return 0.0
 
 
-def grades_csv(course: FolderClass) -> Path:
-    """``<out>/grades.csv``: every stored grade of the class, one row per student."""
+def grades_csv(out: Path) -> Path:
+    """``<out>/grades.csv``: every stored grade of the class, one row per student. The written
+    parts imported with ``normlab written import`` add a column per question (empty until that
+    question is imported), their sum and the total; ``score`` and ``max_score`` stay the
+    automatic grading's."""
+    from grader.integrations.folder_written import load_points
+
+    written = load_points(out)
+    qids = [q.id for q in questions.load().questions if q.id in written]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score"])
-    for path in sorted((course.work / "reports").glob("*.json")):
+    writer.writerow(["student", "score", "max_score", *(f"{qid}_written" for qid in qids), "written", "total"])
+    for path in sorted((out / "normlab" / "reports").glob("*.json")):
         try:
             report = report_from_data(json.loads(path.read_text(encoding="utf-8"))["report"])
         except (OSError, ValueError, KeyError, TypeError):
             continue  # a report that cannot be read was never published: the run said so
-        writer.writerow([path.stem, f"{report.score:g}", f"{report.max_score:g}"])
-    target = course.out / "grades.csv"
+        by_question = [written[qid].get(path.stem) for qid in qids]
+        hand = sum(p for p in by_question if p is not None)
+        cells = ["" if p is None else f"{p:g}" for p in by_question]
+        writer.writerow(
+            [path.stem, f"{report.score:g}", f"{report.max_score:g}", *cells, f"{hand:g}", f"{report.score + hand:g}"]
+        )
+    target = out / "grades.csv"
     write_atomic(target, buffer.getvalue())
     return target
 

@@ -57,6 +57,12 @@ def _notebooks(course_dir: Path, assignment: str) -> dict[str, Path]:
 
 def export_page(course_dir: Path, assignment: str, qid: str) -> str:
     """All the class's answers to one question on one page, the rubric items as checkboxes."""
+    answers = {student: _answer(path, qid) for student, path in _notebooks(course_dir, assignment).items()}
+    return page(assignment, qid, answers)
+
+
+def page(assignment: str, qid: str, answers: dict[str, str]) -> str:
+    """One question's page: the rubric, then each student's answer with the items as checkboxes."""
     question = questions.load().question(qid)
     if question.written is None:
         raise GraderFault(f"{qid} has no written part")
@@ -70,8 +76,7 @@ def export_page(course_dir: Path, assignment: str, qid: str) -> str:
         "",
         *(f"{n}. ({item.points:g} pt) {item.text}" for n, item in enumerate(rubric, start=1)),
     ]
-    for student, path in _notebooks(course_dir, assignment).items():
-        answer = _answer(path, qid)
+    for student, answer in answers.items():
         answer = "" if is_blank(answer) else answer
         lines += ["", f"## student: {student}", ""]
         lines += [f"> {line}" for line in (answer or "(no answer)").splitlines()]
@@ -123,4 +128,4 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
     return marked
 
 
-__all__ = ["Marked", "export_page", "import_page", "read_page"]
+__all__ = ["Marked", "export_page", "import_page", "page", "read_page"]
