@@ -16,11 +16,11 @@ KEYS = ("error", "max_abs", "outlier_ratio", "overflows", "rms", "zeroed")
 
 def quantization_setup() -> tuple[np.ndarray, np.ndarray]:
     """solutions/quantization.py's documented setup, drawn the same way (a test keeps them equal)."""
-    rng = np.random.default_rng(0)
-    weights = rng.standard_normal((12, 64, 64)) / np.sqrt(64)
+    draw = np.random.default_rng(0).standard_normal
+    weights = draw((12, 64, 64)) / np.sqrt(64)
     weights[:, 0, 0] = 2.0
-    x = rng.standard_normal((8, 64))
-    x[:, 0] = 100.0 * (1.0 + 0.1 * rng.standard_normal(8))
+    x = draw((8, 64))
+    x[:, 0] = 100.0 * (1.0 + 0.1 * draw(8))
     return x, weights
 
 
