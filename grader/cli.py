@@ -557,7 +557,11 @@ def gradescope(output: str, course_dir: str | None) -> None:
         click.echo(f"wrote {write_bundle(Path(output), course_file)}")
     except SettingsError as exc:
         raise UsageExit(str(exc)) from exc
-    click.echo(f"wrote {written_questions(Path(output))} (the written questions, for Gradescope's manual grading)")
+    from grader.settings import load
+
+    lang = load(environ={}, course_dir=Path(course_dir) if course_dir else None).lang  # the course's, as in the zip
+    outline = written_questions(Path(output), lang)
+    click.echo(f"wrote {outline} (the written questions as Gradescope manual questions, to enter by hand)")
 
 
 @main.command(short_help="Check every isolation layer from inside a worker.", epilog=EXIT_CODES)
