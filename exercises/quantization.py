@@ -13,16 +13,17 @@ The stack (:func:`quantized_stack`) is pre-norm with a linear sublayer and unit-
 ``x = x + quantize(rmsnorm(x)) @ quantize(W)``: the sublayer's input (the norm's output) is
 quantized per token (one scale per row, ``axis=-1``) and each weight per tensor
 (``axis=None``) or per output channel (``axis=0``, one scale per column of ``W``). The
-residual stream itself and the norms stay in float64, as quantization libraries keep them.
+residual stream and the norms stay in float64 here (quantization libraries keep the norms in
+higher precision than the weights), so what changes is what the sublayers write.
 
-The setup (:func:`quantization_setup`): 12 blocks of width 64 on 8 tokens. Channel 0 of the input is
-an *outlier feature* of about 100 (the other channels are about 1), and every ``W[l][0, 0]`` is
-2 while the other weights have standard deviation ``1 / sqrt(C)``: the stack feeds the outlier
-channel, which grows by about 16 a block. Real models have both: a few feature dimensions of
-the residual stream far larger than the rest, in the same dimensions in every layer (Dettmers
-et al. 2022, *LLM.int8()*, arXiv:2208.07339; Sun et al. 2024, *Massive Activations in Large
-Language Models*, arXiv:2402.17762), and single weights that create them (Yu et al. 2024, *The
-Super Weight in Large Language Models*, arXiv:2411.07191).
+The setup (:func:`quantization_setup`): 12 blocks of width 64 on 8 tokens. Channel 0 of the
+input is an *outlier feature* of about 100 (the other channels are about 1), and every
+``W[l][0, 0]`` is 2 while the other weights have standard deviation ``1 / sqrt(C)``: the stack
+feeds the outlier channel, which grows by about 16 a block. Real models have both: a few
+feature dimensions of the residual stream far larger than the rest, in the same dimensions in
+every layer (Dettmers et al. 2022, *LLM.int8()*, arXiv:2208.07339; Sun et al. 2024, *Massive
+Activations in Large Language Models*, arXiv:2402.17762), and single weights that create them
+(Yu et al. 2024, *The Super Weight in Large Language Models*, arXiv:2411.07191).
 
 There, with the reference solution (:func:`quantization_report`, per-tensor weights):
 
