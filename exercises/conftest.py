@@ -14,7 +14,17 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-MODULES = ("rmsnorm", "layernorm", "residual", "stack", "compare", "inspect_config", "gradient_path", "porting")
+MODULES = (
+    "rmsnorm",
+    "layernorm",
+    "residual",
+    "stack",
+    "compare",
+    "inspect_config",
+    "gradient_path",
+    "porting",
+    "quantization",
+)
 for folder in (HERE, HERE.parent):
     if folder == HERE or (folder / "grader" / "expected.py").is_file():
         if str(folder) not in sys.path:

@@ -423,7 +423,7 @@ def grade_class(
     """
     from grader.classgrade import ClassRun
     from grader.classgrade import grade_class as run_class
-    from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv
+    from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv, save_policy
     from grader.runner import Options
 
     settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
@@ -431,7 +431,8 @@ def grade_class(
     run = ClassRun(source, FolderPublisher(source, settings.lang), Options(settings=settings), force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
     seen = _echo_class(run_class(run))
-    click.echo(f"wrote {grades_csv(source, settings.policy)}")
+    save_policy(source.out, settings.policy)
+    click.echo(f"wrote {grades_csv(source.out, settings.policy)}")
     _finish_class(seen)
 
 
@@ -449,11 +450,12 @@ def _class_summary(outcomes: list[StudentOutcome], image: Path, assignment: str)
     click.echo(f"score histogram: {drawn}" if drawn else "score histogram: not drawn (matplotlib is not installed)")
 
 
-@main.group(short_help="Grade the written answers question by question (nbgrader).")
+@main.group(short_help="Grade the written answers question by question (nbgrader or grade-class).")
 def written() -> None:
     """Grade the questions' written parts question by question: export one page per question
-    (every student's answer, the rubric items as checkboxes), tick, import the points into
-    nbgrader's gradebook (and so into `nbgrader export`'s class CSV)."""
+    (every student's answer, the rubric items as checkboxes), tick, import the points: into
+    nbgrader's gradebook (and so into `nbgrader export`'s class CSV), or, for a class graded with
+    `normlab grade-class`, into its grades.csv (--class-dir)."""
 
 
 course_dir_option = click.option(
@@ -463,20 +465,43 @@ course_dir_option = click.option(
     show_default=True,
     help="The nbgrader course directory.",
 )
+class_dir_option = click.option(
+    "--class-dir",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="A class graded with `normlab grade-class -o CLASS_DIR` instead of an nbgrader course.",
+)
 
 
 @written.command("export", epilog=EXIT_CODES)
 @click.argument("assignment")
 @click.argument("question")
 @course_dir_option
+@class_dir_option
+@click.option(
+    "--submissions",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="With --class-dir: the folder of submissions that grade-class graded.",
+)
 @output_option
-def written_export(assignment: str, question: str, course_dir: str, output: str | None) -> None:
+def written_export(
+    assignment: str, question: str, course_dir: str, class_dir: str | None, submissions: str | None, output: str | None
+) -> None:
     """Write QUESTION's page for ASSIGNMENT: the rubric, then each student's answer with the
     rubric items as checkboxes. For graders only: it holds the rubric."""
+    from grader.integrations import folder_written
+    from grader.integrations.folder import FolderClass
     from grader.integrations.nbgrader.written import export_page
 
+    if (class_dir is None) != (submissions is None):
+        raise UsageExit("--class-dir and --submissions go together (a class graded with normlab grade-class)")
     try:
-        _emit(export_page(Path(course_dir), assignment, question), output)
+        if class_dir is not None and submissions is not None:
+            folder = FolderClass(Path(submissions).resolve(), Path(class_dir).resolve())
+            _emit(folder_written.export_page(folder, assignment, question), output)
+        else:
+            _emit(export_page(Path(course_dir), assignment, question), output)
     except StopIteration:
         raise UsageExit(f"no question {question!r} in the bank") from None
     except GraderFault as exc:
@@ -486,17 +511,26 @@ def written_export(assignment: str, question: str, course_dir: str, output: str 
 @written.command("import", epilog=EXIT_CODES)
 @click.argument("page", type=click.Path(dir_okay=False, exists=True))
 @course_dir_option
-def written_import(page: str, course_dir: str) -> None:
+@class_dir_option
+def written_import(page: str, course_dir: str, class_dir: str | None) -> None:
     """Add up the ticked rubric items of PAGE (written by `normlab written export`) and write
-    each student's points into the gradebook as the question's manual score."""
+    each student's points into the gradebook as the question's manual score, or, with
+    --class-dir, into the class's grades.csv."""
+    from grader.integrations import folder_written
     from grader.integrations.nbgrader.written import import_page
 
+    text = Path(page).read_text(encoding="utf-8")
     try:
-        marked = import_page(Path(course_dir), Path(page).read_text(encoding="utf-8"))
+        if class_dir is not None:
+            marked = folder_written.import_page(Path(class_dir).resolve(), text)
+        else:
+            marked = import_page(Path(course_dir), text)
     except GraderFault as exc:
         raise UsageExit(str(exc)) from exc
     for entry in marked:
         click.echo(clean_text(f"{entry.student:<24} {entry.points:g}"))
+    if class_dir is not None:
+        click.echo(f"wrote {Path(class_dir) / 'grades.csv'}")
 
 
 @main.command(short_help="Build a Gradescope autograder zip.", epilog=EXIT_CODES)
@@ -527,9 +561,9 @@ def gradescope(output: str, course_dir: str | None) -> None:
         click.echo(f"wrote {write_bundle(Path(output), course_file)}")
     except SettingsError as exc:
         raise UsageExit(str(exc)) from exc
-    course_policy = settings_from(course_file=str(course_file) if course_file else None).policy
-    written = written_questions(Path(output), course_policy)
-    click.echo(f"wrote {written} (the written questions, for Gradescope's manual grading)")
+    course = settings_from(course_file=str(course_file) if course_file else None)  # the course's, as in the zip
+    outline = written_questions(Path(output), course.lang, course.policy)
+    click.echo(f"wrote {outline} (the written questions as Gradescope manual questions, to enter by hand)")
 
 
 @main.command(short_help="Check every isolation layer from inside a worker.", epilog=EXIT_CODES)

@@ -38,6 +38,7 @@ EXERCISES: dict[str, tuple[str, ...]] = {
         "gradient_path",
     ),
     "porting": ("forward", "probes", "diagnose"),
+    "quantization": ("quantization_setup", "quantize", "quantized_stack", "quantization_report"),
 }
 
 MODULE_OF: dict[str, str] = {fn: module for module, fns in EXERCISES.items() for fn in fns}
@@ -51,6 +52,7 @@ USES: dict[str, tuple[str, ...]] = {
     "compare": ("rmsnorm", "layernorm"),
     "gradient_path": ("rmsnorm", "rmsnorm_backward"),
     "porting": ("rmsnorm", "layernorm"),
+    "quantization": ("rmsnorm",),
 }
 """Exercise -> the graded functions of other exercises its functions call (as the stubs import
 them): a failure there may come from one of those."""

@@ -308,4 +308,72 @@ MUTANTS = [
         "if all(np.array_equal(r, p) for r, p in zip(ref, port, strict=True)):",
         "hint.porting_missed_match",
     ),
+    # quantization and norms (question 7)
+    (
+        "quant_rounds_down",
+        "quantization",
+        "q = np.clip(np.round(w / safe), -qmax, qmax)",
+        "q = np.clip(np.floor(w / safe), -qmax, qmax)",
+        "hint.quant_floor",
+    ),
+    (
+        "quant_2k_levels",
+        "quantization",
+        "qmax = 2 ** (bits - 1) - 1  # symmetric",
+        "qmax = 2**bits  # symmetric",
+        "hint.quant_levels_2k",
+    ),
+    (
+        "quant_qmax_off_by_one",
+        "quantization",
+        "qmax = 2 ** (bits - 1) - 1  # symmetric",
+        "qmax = 2 ** (bits - 1)  # symmetric",
+        "hint.quant_levels_off_by_one",
+    ),
+    (
+        "quant_no_clamp",
+        "quantization",
+        "q = np.clip(np.round(w / safe), -qmax, qmax)",
+        "q = np.round(w / safe)",
+        "hint.quant_no_clamp",
+    ),
+    (
+        "quant_asymmetric_min_max",
+        "quantization",
+        "scale = clip * np.max(np.abs(w), axis=axis, keepdims=True) / qmax",
+        "low, high = np.min(w, axis=axis, keepdims=True), np.max(w, axis=axis, keepdims=True)\n"
+        "    scale = (high - low) / (2**bits - 1)\n"
+        "    zero = np.round(-low / np.where(scale > 0, scale, 1.0))\n"
+        "    return (np.clip(np.round(w / np.where(scale > 0, scale, 1.0)) + zero, 0, 2**bits - 1) - zero) * scale\n"
+        "    scale = 0",
+        "hint.quant_asymmetric",
+    ),
+    (
+        "quant_ignores_axis",
+        "quantization",
+        "np.max(np.abs(w), axis=axis, keepdims=True)",
+        "np.max(np.abs(w), keepdims=True)",
+        "hint.quant_per_tensor",
+    ),
+    (
+        "quant_stack_weights_only",
+        "quantization",
+        "h, w = quantize(h, bits, axis=-1), quantize(w, bits, axis)",
+        "w = quantize(w, bits, axis)",
+        "hint.quant_weights_only",
+    ),
+    (
+        "quant_error_of_the_whole_stream",
+        "quantization",
+        'rows["error"].append(np.median(drift, axis=-1))',
+        'rows["error"].append(np.sqrt(np.sum((s - f) ** 2, axis=over) / np.sum(f**2, axis=over)))',
+        "hint.quant_error_whole_stream",
+    ),
+    (
+        "quant_overflow_of_values_not_squares",
+        "quantization",
+        "np.sum(s**2, axis=-1) > FLOAT16_MAX",
+        "np.max(np.abs(s), axis=-1) > FLOAT16_MAX",
+        None,
+    ),
 ]

@@ -183,7 +183,7 @@ def test_grade_class_grades_a_folder_of_py_notebook_and_folder_submissions(tmp_p
     assert "3 graded, 0 unchanged since the last run, 1 not graded" in first.stdout, first.stdout
     rows = {row[0]: row[1:] for row in (line.split(",") for line in (out_dir / "grades.csv").read_text().split())}
     full = rows["alice"][1]
-    assert rows["alice"][0] == full and rows["carol"] == [full, full] and rows["bob"][0] == "0"
+    assert rows["alice"][0] == full and rows["carol"][:2] == [full, full] and rows["bob"][0] == "0"
     assert "notes" not in rows and "eve" not in rows
     assert "bob.py" in (out_dir / "feedback" / "bob.html").read_text()  # named as bob handed it in
 
@@ -192,3 +192,47 @@ def test_grade_class_grades_a_folder_of_py_notebook_and_folder_submissions(tmp_p
     (handed_in / "eve.py").unlink()
     rest = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
     assert rest.returncode == 0 and "0 graded, 3 unchanged" in rest.stdout, rest.stdout + rest.stderr
+
+
+def test_written_points_of_a_grade_class_class_reach_its_grades_csv(tmp_path):
+    """normlab written export/import on a class graded with grade-class: one page per question
+    from the students' answers files, the ticked items' points (from the bank) land in
+    grades.csv beside the automatic score, and a later grade-class run keeps them."""
+    import csv
+
+    from grader.questions import load
+
+    handed_in = tmp_path / "handed-in"
+    (handed_in / "alice").mkdir(parents=True)
+    for module in MODULES:
+        shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "alice" / f"{module}.py")
+    shutil.copy(course.solutions_dir() / "verification.toml", handed_in / "alice" / "verification.toml")
+    (handed_in / "bob.py").write_text("import numpy as np\n")
+    out_dir = tmp_path / "out"
+    assert run("grade-class", handed_in, "-o", out_dir, "--no-progress").returncode == 0
+
+    page = run("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir).stdout
+    alice = page.split("## student: alice")[1].split("## student:")[0]
+    bob = page.split("## student: bob")[1]
+    assert "outlier channel" in alice and "(no answer)" in bob  # alice's own words; bob has no answers file
+    ticked = alice.replace("- [ ] item 1 ", "- [x] item 1 ").replace("- [ ] item 4 ", "- [x] item 4 ")
+    (tmp_path / "q7.md").write_text(page.replace(alice, ticked, 1))
+    imported = run("written", "import", tmp_path / "q7.md", "--class-dir", out_dir)
+    rubric = load().question("q7").written.rubric
+    points = rubric[0].points + rubric[3].points
+    assert imported.returncode == 0 and f"alice                    {points:g}" in imported.stdout
+
+    def rows():
+        with open(out_dir / "grades.csv", newline="") as handle:
+            return {row["student"]: row for row in csv.DictReader(handle)}
+
+    before = rows()
+    assert before["alice"]["q7_written"] == f"{points:g}" and before["bob"]["q7_written"] == "0"
+    assert float(before["alice"]["total"]) == float(before["alice"]["score"]) + points
+    assert before["alice"]["written"] == f"{points:g}"
+    again = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--force")
+    assert again.returncode == 0 and rows() == before  # the imported points survive a re-run
+    # A page naming a student the class never graded is refused, and nothing changes.
+    (tmp_path / "eve.md").write_text(page.replace("## student: bob", "## student: eve"))
+    refused = run("written", "import", tmp_path / "eve.md", "--class-dir", out_dir)
+    assert refused.returncode == 2 and "eve" in refused.stderr and rows() == before

@@ -178,9 +178,33 @@ def test_the_written_questions_come_beside_the_bundle_not_in_it(autograder):
     root, _ = autograder
     outline = (root.parent / "autograder-written-questions.md").read_text()
     written = [q for q in load().questions if q.written]
-    assert written and all(f"## {q.id} " in outline for q in written)  # every written part
+    assert written and all(f"## Q{q.number} written ({q.written.points:g} points)" in outline for q in written)
     items = [item.text for q in written for item in q.written.rubric]
     assert all(text in outline for text in items)
     with zipfile.ZipFile(root.parent / "autograder.zip") as z:
         shipped = "\n".join(z.read(n).decode("utf-8", "replace") for n in z.namelist() if not n.endswith(".whl"))
     assert not any(text in shipped for text in items)
+
+
+def test_the_manual_questions_are_an_outline_with_points_and_rubric_items():
+    """Gradescope has no import format for questions or rubric items: the export is an outline
+    to enter by hand, one section per written part, its rubric items as (points, description)
+    rows adding up to the question's points, and says so."""
+    import re
+
+    from grader.integrations.gradescope_manual import manual_questions
+
+    outline = manual_questions()
+    assert "no file format to import" in outline and "Enable Manual Grading" in outline
+    sections = outline.split("\n## ")[1:]
+    written = [q for q in load().questions if q.written]
+    assert len(sections) == len(written)
+    for q, section in zip(written, sections, strict=True):
+        assert section.startswith(f"Q{q.number} written ({q.written.points:g} points)")
+        rows = re.findall(r"^\| ([0-9.]+) \| (.+) \|$", section, flags=re.M)
+        assert [text for _, text in rows] == [item.text for item in q.written.rubric]
+        assert abs(sum(float(p) for p, _ in rows) - q.written.points) < 1e-9
+        assert q.written.prompt["en"] in section
+    total = sum(q.written.points for q in written)
+    assert f"They add {total:g} points" in outline
+    assert "pt-BR: " in manual_questions("pt-BR")

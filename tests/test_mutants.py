@@ -14,7 +14,15 @@ def test_mutant_loses_points(tmp_path, name, module, old, new, hint):
     lost = failing(report)
     assert lost, name
     # The mistake lives in `module`; only that exercise and the ones that import it may suffer.
-    assert {r.exercise for r in lost} <= {module, "residual", "stack", "compare", "gradient_path", "porting"}
+    assert {r.exercise for r in lost} <= {
+        module,
+        "residual",
+        "stack",
+        "compare",
+        "gradient_path",
+        "porting",
+        "quantization",
+    }
     if hint is not None:
         assert hint in message_ids(report), f"{name}: feedback never says {hint}"
 

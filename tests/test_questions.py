@@ -312,8 +312,13 @@ def test_every_number_key_is_computed_from_its_source():
             ("q3", "b"): float(reference.layernorm(np.array([1.0, 2.0, 3.0]), np.ones(3), np.zeros(3), eps=0.0)[0]),
             ("q4", "b"): 2 * 64,
             ("q5", "b"): gemma["rms_norm_eps"],
+            ("q5", "d"): reference.inspect_config(str(configs / "gemma-2-9b.json"))["n_norms"],
             ("q6", "b"): float(reference.rmsnorm(np.array([1e-3, -1e-3]), ones, eps=1e-5)[0]),
             ("q7", "a"): float(np.sqrt(np.finfo(np.float16).max)),
+            ("q7", "c"): float(reference.quantization_report(*reference.quantization_setup())["zeroed"][1, 0]),
+            ("q7", "d"): float(
+                reference.quantization_report(*reference.quantization_setup(), axis=0)["overflows"][3, 10]
+            ),
             ("q9", "a"): (2 * llama["num_hidden_layers"] + 1) * llama["hidden_size"],
         }
     finally:
@@ -322,3 +327,17 @@ def test_every_number_key_is_computed_from_its_source():
     assert set(numbers) == set(computed)
     for key, value in computed.items():
         assert verification.judge(numbers[key], value)[0] is Status.PASSED, (key, value)
+
+
+def test_the_serving_contract_choice_is_what_the_reference_inspect_config_reports():
+    """Question 5 (c) is read off the student's inspect_config: its key is the reference's placement."""
+    from grader.reference import Reference
+
+    reference = Reference(course.solutions_dir())
+    try:
+        placement = reference.inspect_config(str(course.solutions_dir() / "configs" / "olmo-2-7b.json"))["placement"]
+    finally:
+        reference.close()
+    part = next(p for p in BANK.question("q5").parts if p.id == "c")
+    correct = [o for o in part.options if o.correct]
+    assert len(correct) == 1 and correct[0].text["en"].startswith(f"{placement}:")

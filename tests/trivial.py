@@ -76,6 +76,10 @@ def _canonical_calls() -> dict[str, tuple[tuple[Any, ...], dict[str, Any]]]:
         "forward": ((rng.standard_normal((3, 16)), port, "eps"), {}),
         "probes": ((), {}),
         "diagnose": ((probes, outputs["match"], outputs["eps"]), {}),
+        "quantization_setup": ((), {"n_layers": 2, "C": 8}),
+        "quantize": ((x, 4), {}),
+        "quantized_stack": ((x, params["w_o"][:2], 4), {}),
+        "quantization_report": ((x, params["w_o"][:2]), {}),
     }
 
 

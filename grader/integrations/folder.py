@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import files, policy
+from grader import files, policy, questions
 from grader.classgrade import Refused, Submitted
 from grader.course import MODULES
 from grader.integrations.nbgrader.autograde import STUDENT_ID
@@ -105,20 +105,58 @@ class FolderPublisher:
         return 0.0
 
 
-def grades_csv(course: FolderClass, course_policy: Policy) -> Path:
+def save_policy(out: Path, course_policy: Policy) -> None:
+    """Keep the policy a class was graded under beside its reports, for ``grades.csv`` rewritten
+    later (``normlab written import``)."""
+    data = {
+        "points": dict(course_policy.points),
+        "written": dict(course_policy.written),
+        "drop": sorted(course_policy.drop),
+    }
+    write_atomic(out / "normlab" / "policy.json", json.dumps(data, sort_keys=True))
+
+
+def saved_policy(out: Path) -> Policy:
+    try:
+        data = json.loads((out / "normlab" / "policy.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return Policy()
+    return Policy(data.get("points", {}), data.get("written", {}), frozenset(data.get("drop", ())))
+
+
+def scaled_or_none(points: float | None, factor: float) -> float | None:
+    return None if points is None else policy.scaled(points, factor)
+
+
+def grades_csv(out: Path, course_policy: Policy | None = None) -> Path:
     """``<out>/grades.csv``: every stored grade of the class, one row per student, as the
-    course's policy counts it."""
+    course's policy counts it (default: the policy the class was last graded under). The written
+    parts imported with ``normlab written import`` add a column per question (empty until that
+    question is imported), their sum and the total; ``score`` and ``max_score`` stay the
+    automatic grading's."""
+    from grader.integrations.folder_written import load_points
+
+    course_policy = saved_policy(out) if course_policy is None else course_policy
+    written = load_points(out)
+    bank = questions.load()
+    qids = [q.id for q in bank.questions if q.id in written]
+    factors = {q.id: course_policy.written_factor(q.id, q.written.points) for q in bank.questions if q.written}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score"])
-    for path in sorted((course.work / "reports").glob("*.json")):
+    writer.writerow(["student", "score", "max_score", *(f"{qid}_written" for qid in qids), "written", "total"])
+    for path in sorted((out / "normlab" / "reports").glob("*.json")):
         try:
             stored = report_from_data(json.loads(path.read_text(encoding="utf-8"))["report"])
             report = policy.apply(stored, course_policy)
         except (OSError, ValueError, KeyError, TypeError):
             continue  # a report that cannot be read was never published: the run said so
-        writer.writerow([path.stem, f"{report.score:g}", f"{report.max_score:g}"])
-    target = course.out / "grades.csv"
+        by_question = [scaled_or_none(written[qid].get(path.stem), factors.get(qid, 1.0)) for qid in qids]
+        hand = sum(p for p in by_question if p is not None)
+        cells = ["" if p is None else f"{p:g}" for p in by_question]
+        writer.writerow(
+            [path.stem, f"{report.score:g}", f"{report.max_score:g}", *cells, f"{hand:g}", f"{report.score + hand:g}"]
+        )
+    target = out / "grades.csv"
     write_atomic(target, buffer.getvalue())
     return target
 

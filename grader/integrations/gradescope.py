@@ -20,7 +20,7 @@ from pathlib import Path
 
 from grader import course, policy
 from grader.course import MODULES
-from grader.integrations.nbgrader import question_cells
+from grader.integrations.gradescope_manual import manual_questions
 from grader.report import reporters
 from grader.report.store import write_atomic
 from grader.runner import FINAL, Options, grade
@@ -117,12 +117,13 @@ def write_bundle(target: Path, course_file: Path | None = None) -> Path:
     return target
 
 
-def written_questions(target: Path, course_policy: policy.Policy | None = None) -> Path:
-    """Write, beside the bundle, the written questions for Gradescope's manual grading: each
-    question's text, points and rubric, to enter as the assignment's outline (results.json
-    carries the automatic tests only, Decision 8). For the instructor: never in the zip."""
+def written_questions(target: Path, lang: str = "en", course_policy: policy.Policy | None = None) -> Path:
+    """Write, beside the bundle, the written parts as Gradescope manual questions: an outline
+    to enter by hand (Gradescope has no import format for questions or rubric items), each with
+    its title, points, prompts and rubric items (results.json carries the automatic tests
+    only, Decision 8). For the instructor: never in the zip."""
     path = target.with_name(f"{target.stem}-written-questions.md")
-    write_atomic(path, question_cells.rubric_markdown(course_policy or policy.Policy()))
+    write_atomic(path, manual_questions(lang, course_policy or policy.Policy()))
     return path
 
 

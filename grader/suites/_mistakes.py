@@ -233,6 +233,40 @@ def block_backward_variants(
     return []
 
 
+# --- quantization ----------------------------------------------------------------------------
+
+
+def _fake_quant(w: np.ndarray, qmax: float, axis: Any, clip: float, rounding: Any, clamp: bool) -> np.ndarray:
+    scale = clip * np.max(np.abs(w), axis=axis, keepdims=True) / qmax
+    q = rounding(w / np.where(scale > 0, scale, 1.0))
+    return np.asarray((np.clip(q, -qmax, qmax) if clamp else q) * scale)
+
+
+def _asymmetric(w: np.ndarray, bits: int, axis: Any) -> np.ndarray:
+    """Min-max quantization with a zero point: 2**bits levels from min(w) to max(w)."""
+    low, high = np.min(w, axis=axis, keepdims=True), np.max(w, axis=axis, keepdims=True)
+    scale = (high - low) / (2**bits - 1)
+    safe = np.where(scale > 0, scale, 1.0)
+    zero = np.round(-low / safe)
+    return np.asarray((np.clip(np.round(w / safe) + zero, 0, 2**bits - 1) - zero) * scale)
+
+
+def quantize_variants(w: Any, bits: int, axis: Any = None, clip: float = 1.0) -> list[tuple[np.ndarray, str]]:
+    """What :func:`quantize` gives with the common mistakes, on the same call."""
+    w64, qmax = np.asarray(w, np.float64), 2 ** (bits - 1) - 1
+    with np.errstate(all="ignore"):
+        candidates = [
+            (_fake_quant(w64, qmax, axis, clip, np.floor, True), "hint.quant_floor"),
+            (_fake_quant(w64, 2**bits, axis, clip, np.round, True), "hint.quant_levels_2k"),
+            (_fake_quant(w64, 2 ** (bits - 1), axis, clip, np.round, True), "hint.quant_levels_off_by_one"),
+            (_asymmetric(w64, bits, axis), "hint.quant_asymmetric"),
+            (_fake_quant(w64, qmax, None, clip, np.round, True), "hint.quant_per_tensor"),
+        ]
+        if clip < 1.0:
+            candidates.append((_fake_quant(w64, qmax, axis, clip, np.round, False), "hint.quant_no_clamp"))
+    return [(c, hint) for c, hint in candidates if axis is not None or hint != "hint.quant_per_tensor"]
+
+
 # --- by function: what the public tests' recorded answers carry as hints -----------------------
 
 
@@ -283,5 +317,6 @@ CANDIDATES: dict[str, Callable[..., list[tuple[Any, str]]]] = {
     "block_backward": lambda dout, x, w, b, arrangement, eps=1e-6: block_backward_variants(
         dout, x, w, b, arrangement, eps
     ),
+    "quantize": quantize_variants,
 }
 """Function name -> the answers of its common mistakes on one call's arguments."""

@@ -68,10 +68,18 @@ def _factor(course_dir: Path, qid: str, bank_points: float) -> float:
 
 def export_page(course_dir: Path, assignment: str, qid: str) -> str:
     """All the class's answers to one question on one page, the rubric items as checkboxes."""
+    answers = {student: _answer(path, qid) for student, path in _notebooks(course_dir, assignment).items()}
+    written = questions.load().question(qid).written
+    factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
+    return page(assignment, qid, answers, factor)
+
+
+def page(assignment: str, qid: str, answers: dict[str, str], factor: float = 1.0) -> str:
+    """One question's page: the rubric (each item's points times ``factor``, the course
+    policy's scale), then each student's answer with the items as checkboxes."""
     question = questions.load().question(qid)
     if question.written is None:
         raise GraderFault(f"{qid} has no written part")
-    factor = _factor(course_dir, qid, question.written.points)
     rubric = [replace(item, points=scaled(item.points, factor)) for item in question.written.rubric]
     lines = [
         f"# {qid}: {question.text['en']} ({scaled(question.written.points, factor):g} points)",
@@ -82,8 +90,7 @@ def export_page(course_dir: Path, assignment: str, qid: str) -> str:
         "",
         *(f"{n}. ({item.points:g} pt) {item.text}" for n, item in enumerate(rubric, start=1)),
     ]
-    for student, path in _notebooks(course_dir, assignment).items():
-        answer = _answer(path, qid)
+    for student, answer in answers.items():
         answer = "" if is_blank(answer) else answer
         lines += ["", f"## student: {student}", ""]
         lines += [f"> {line}" for line in (answer or "(no answer)").splitlines()]
@@ -138,4 +145,4 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
     return marked
 
 
-__all__ = ["Marked", "export_page", "import_page", "read_page"]
+__all__ = ["Marked", "export_page", "import_page", "page", "read_page"]

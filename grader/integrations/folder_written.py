@@ -1,0 +1,77 @@
+"""Written answers of a class graded with ``normlab grade-class``, question by question.
+
+The same page as on nbgrader (``written.page``): ``normlab written export ASSIGNMENT QUESTION
+--submissions DIR --class-dir OUT`` puts every student's written answer to one question on one
+page (a folder's ``verification.toml``, a notebook's answer cell; a lone ``.py`` file has no
+answers file), the rubric items as checkboxes; ``normlab written import PAGE --class-dir OUT``
+adds up the ticked items (points from the question bank, never from the page), keeps them in
+``OUT/normlab/written.json`` and rewrites ``OUT/grades.csv`` with them, which every later run of
+``grade-class`` keeps.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from grader import questions, verification
+from grader.classgrade import Submitted
+from grader.faults import GraderFault
+from grader.integrations.folder import FolderClass, saved_policy
+from grader.integrations.nbgrader.written import Marked, page, read_page
+from grader.questions import WRITTEN
+from grader.report.store import write_atomic
+
+WRITTEN_FILE = "written.json"
+
+
+def store(out: Path) -> Path:
+    """Where a class's imported written points are kept."""
+    return out / "normlab" / WRITTEN_FILE
+
+
+def load_points(out: Path) -> dict[str, dict[str, float]]:
+    """``{question id: {student: points}}`` imported so far (empty when none)."""
+    try:
+        data = json.loads(store(out).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise GraderFault(f"{store(out)} cannot be read ({exc}): the imported written points are lost") from None
+    return {qid: {str(s): float(p) for s, p in points.items()} for qid, points in data.get("points", {}).items()}
+
+
+def _answer(submitted: Submitted, qid: str) -> str:
+    path = submitted.path
+    if path is None or path.suffix == ".py":
+        return ""  # a lone .py file: its folder's answers file belongs to the whole class
+    written = verification.find(path).values.get(qid, {}).get(WRITTEN, "")
+    return written if isinstance(written, str) else ""
+
+
+def export_page(course: FolderClass, assignment: str, qid: str) -> str:
+    """Every student's answer to ``qid`` on one page, the rubric items as checkboxes."""
+    answers = {s.student: _answer(s, qid) for s in course.submissions() if isinstance(s, Submitted)}
+    written = questions.load().question(qid).written
+    # Shown at the policy's points; stored as the bank's, which grades.csv scales (as reports).
+    factor = saved_policy(course.out).written_factor(qid, written.points) if written is not None else 1.0
+    return page(assignment, qid, answers, factor)
+
+
+def import_page(out: Path, text: str) -> list[Marked]:
+    """Keep a marked page's points for the class graded into ``out``; rewrite its grades.csv."""
+    from grader.integrations.folder import grades_csv
+
+    _, qid, marked = read_page(text)
+    graded = {p.stem for p in (out / "normlab" / "reports").glob("*.json")}
+    for entry in marked:
+        if entry.student not in graded:
+            raise GraderFault(f"{entry.student} has no stored grade in {out}: run normlab grade-class first")
+    points = load_points(out)
+    points.setdefault(qid, {}).update({entry.student: entry.points for entry in marked})
+    write_atomic(store(out), json.dumps({"points": points}, indent=1, sort_keys=True) + "\n")
+    grades_csv(out)
+    return marked
+
+
+__all__ = ["WRITTEN_FILE", "export_page", "import_page", "load_points", "store"]

@@ -1,0 +1,168 @@
+"""Hidden tests for quantization.py. Docstrings are what the student sees; inputs stay here."""
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from grader.checks import TOLERANCES, expect, expect_array, expect_keys
+from grader.proxy import StudentProxy
+from grader.reference import Reference
+from grader.suites import _mistakes as m
+
+TOL = TOLERANCES["algorithm"]  # a stack of quantized blocks rounds differently per order
+KEYS = ("error", "max_abs", "outlier_ratio", "overflows", "rms", "zeroed")
+
+
+def quantization_setup() -> tuple[np.ndarray, np.ndarray]:
+    """solutions/quantization.py's documented setup, drawn the same way (a test keeps them equal)."""
+    draw = np.random.default_rng(0).standard_normal
+    weights = draw((12, 64, 64)) / np.sqrt(64)
+    weights[:, 0, 0] = 2.0
+    x = draw((8, 64))
+    x[:, 0] = 100.0 * (1.0 + 0.1 * draw(8))
+    return x, weights
+
+
+def _stack(
+    rng: np.random.Generator, n_layers: int, C: int, shape: tuple[int, ...], outlier: float, channel: int
+) -> tuple[np.ndarray, np.ndarray]:
+    weights = rng.standard_normal((n_layers, C, C)) / np.sqrt(C)
+    weights[:, channel, channel] = 1.5
+    x = rng.standard_normal((*shape, C))
+    x[..., channel] += outlier
+    return x, weights
+
+
+def _check_quantize(student: StudentProxy, reference: Reference, w: np.ndarray, bits: int, **kwargs: Any) -> None:
+    expect_array(
+        student.quantize(w, bits, **kwargs),
+        reference.quantize(w, bits, **kwargs),
+        what="quantize(w, bits, ...)",
+        hints=m.quantize_variants(w, bits, **kwargs),
+    )
+
+
+@pytest.mark.points(2)
+def test_quantize_per_tensor(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantize per tensor (axis=None) at 8, 5, 3 and 2 bits, on a 3-D array of mixed scales."""
+    w = rng.standard_normal((2, 5, 7)) * np.array([0.1, 1.0, 10.0, 1.0, 0.5, 2.0, 1.0])
+    for bits in (8, 5, 3, 2):
+        _check_quantize(student, reference, w, bits)
+
+
+@pytest.mark.points(2)
+def test_quantize_per_row_and_per_column(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantize with one scale per row (axis=-1) and per column (axis=0), one row and one column far larger."""
+    w = rng.standard_normal((6, 9))
+    w[2] *= 30.0
+    w[:, 4] *= 0.01
+    for bits, axis in ((4, -1), (4, 0), (2, -1), (6, 0)):
+        _check_quantize(student, reference, w, bits, axis=axis)
+
+
+@pytest.mark.points(1)
+def test_quantize_with_a_clip(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantize with clip below 1, per tensor and per row: the largest values saturate."""
+    w = rng.standard_normal((5, 8))
+    for clip, axis in ((0.7, None), (0.4, -1)):
+        _check_quantize(student, reference, w, 3, axis=axis, clip=clip)
+
+
+@pytest.mark.points(1)
+def test_quantize_an_all_zero_row(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantize per row when one row is all zeros: that row stays zeros, the others are quantized."""
+    w = rng.standard_normal((4, 6))
+    w[1] = 0.0
+    _check_quantize(student, reference, w, 4, axis=-1)
+
+
+def _weights_only(x: np.ndarray, weights: np.ndarray, bits: int, axis: Any, eps: float) -> np.ndarray:
+    """The stream when only the weights are quantized (the sublayer's input left in float)."""
+    ones, inputs = np.ones(x.shape[-1]), [x]
+    for w in weights:
+        h = m.rms(inputs[-1], ones, eps)
+        inputs.append(inputs[-1] + h @ _quantize(w, bits, axis))
+    return np.stack(inputs)
+
+
+def _quantize(w: np.ndarray, bits: int, axis: Any) -> np.ndarray:
+    qmax = 2 ** (bits - 1) - 1
+    scale = np.max(np.abs(w), axis=axis, keepdims=True) / qmax
+    return np.asarray(np.clip(np.round(w / np.where(scale > 0, scale, 1.0)), -qmax, qmax) * scale)
+
+
+def _check_stack(
+    student: StudentProxy, reference: Reference, x: np.ndarray, weights: np.ndarray, bits: Any, **kwargs: Any
+) -> None:
+    got, want = (
+        student.quantized_stack(x, weights, bits, **kwargs),
+        reference.quantized_stack(x, weights, bits, **kwargs),
+    )
+    expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="quantized_stack", n=2)
+    hints = (
+        []
+        if bits is None
+        else [(_weights_only(x, weights, bits, kwargs.get("axis"), kwargs.get("eps", 1e-6)), "hint.quant_weights_only")]
+    )
+    expect_array(got[0], want[0], what="the norm inputs of quantized_stack(...)", tol=TOL, hints=hints)
+    expect_array(got[1], want[1], what="zeroed of quantized_stack(...)", tol=TOL)
+
+
+@pytest.mark.points(2)
+def test_quantized_stack_on_other_stacks(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantized_stack on other depths and widths, a (B, T, C) input, per tensor and per column, another eps."""
+    x, weights = _stack(rng, 5, 12, (2, 3), 40.0, 3)
+    _check_stack(student, reference, x, weights, 3)
+    _check_stack(student, reference, x, weights, 2, axis=0, eps=1e-3)
+
+
+@pytest.mark.points(1)
+def test_quantized_stack_in_float(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantized_stack with bits=None: nothing quantized, the plain pre-norm stack."""
+    x, weights = _stack(rng, 4, 10, (5,), 0.0, 0)
+    _check_stack(student, reference, x, weights, None)
+
+
+def _report_hints(reference: Reference, x: np.ndarray, weights: np.ndarray, bits: Any, axis: Any) -> np.ndarray:
+    """The drift over the whole stream instead of the median over channels."""
+    f = reference.quantized_stack(x, weights, None, axis)[0]
+    rows = []
+    for k in bits:
+        s = reference.quantized_stack(x, weights, k, axis)[0]
+        rows.append([np.linalg.norm(a - b) / np.linalg.norm(b) for a, b in zip(s, f, strict=True)])
+    return np.asarray(rows)
+
+
+def _check_report(
+    student: StudentProxy, reference: Reference, x: np.ndarray, weights: np.ndarray, bits: Any, axis: Any
+) -> None:
+    got = student.quantization_report(x, weights, bits, axis=axis)
+    want = reference.quantization_report(x, weights, bits, axis=axis)
+    expect_keys(got, KEYS, what="quantization_report(...)")
+    for key in KEYS:
+        hints = (
+            [(_report_hints(reference, x, weights, bits, axis), "hint.quant_error_whole_stream")]
+            if key == "error"
+            else []
+        )
+        expect_array(got[key], want[key], what=f'quantization_report(...)["{key}"]', tol=TOL, hints=hints)
+
+
+@pytest.mark.points(3)
+def test_quantization_report_on_other_stacks(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """quantization_report on stacks with an outlier in another channel, other bit widths, per tensor and per column."""
+    x, weights = _stack(rng, 6, 16, (2, 5), 150.0, 5)
+    _check_report(student, reference, x, weights, (None, 6, 3, 2), None)
+    x, weights = _stack(rng, 3, 8, (4,), 20.0, 1)
+    _check_report(student, reference, x, weights, (8, 2), 0)
+
+
+@pytest.mark.points(2)
+def test_quantization_report_of_the_setup(student: StudentProxy, reference: Reference) -> None:
+    """quantization_report on the documented setup (quantization_setup()), per tensor and per column."""
+    x, weights = quantization_setup()
+    for axis in (None, 0):
+        _check_report(student, reference, x, weights, (None, 8, 4, 2), axis)
