@@ -145,13 +145,18 @@ def _blank_answers(target: Path, lang: str) -> str:
     where = {"file": answers.where}
     if answers.problem is not None:
         return render(answers.problem, lang) + "\n"
-    blank = verification.blanks(questions.load(), answers)
+    bank = questions.load()
+    blank, malformed = verification.blanks(bank, answers), verification.form_problems(bank, answers)
+    lines = []
+    if malformed:  # an answer the grade would score 0 whatever the key: say so now
+        lines.append(render(Message("report.malformed_title", where), lang))
+        lines += [f"  {qid}: {render(problem, lang)}" for qid, problem in malformed]
     if not blank:
-        return render(Message("report.no_blanks", where), lang) + "\n"
+        return "\n".join([*lines, render(Message("report.no_blanks", where), lang)]) + "\n"
     by_question: dict[str, list[str]] = {}
     for qid, part in blank:
         by_question.setdefault(qid, []).append(part)
-    lines = [render(Message("report.blanks_title", where), lang)]
+    lines.append(render(Message("report.blanks_title", where), lang))
     for qid, parts in by_question.items():
         lines.append("  " + render(Message("report.blank_line", {"question": qid, "parts": ", ".join(parts)}), lang))
     return "\n".join(lines) + "\n"
@@ -424,11 +429,13 @@ def grade_class(
     from grader.classgrade import ClassRun
     from grader.classgrade import grade_class as run_class
     from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv, save_policy
-    from grader.runner import Options
+    from grader.runner import FINAL, Options
 
     settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
     source = FolderClass(Path(submissions).resolve(), Path(output_dir).resolve())
-    run = ClassRun(source, FolderPublisher(source, settings.lang), Options(settings=settings), force=force)
+    # Every suite a final grade holds, the questions' auto-graded parts included, as autograde.
+    options = Options(suites=FINAL, settings=settings)
+    run = ClassRun(source, FolderPublisher(source, settings.lang), options, force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
     seen = _echo_class(run_class(run))
     save_policy(source.out, settings.policy)

@@ -62,6 +62,10 @@ TEST_CELL_MARKERS = ("### BEGIN HIDDEN TESTS", "# Public tests for ", "run_hidde
 """Text the release writes into nbgrader's test cells (found even when a notebook's nbgrader
 metadata was stripped, as some editors do)."""
 
+SETUP_CELL = "setup"
+SETUP_MARKER = "# Setup for the public tests. Run this cell first; do not edit it."
+"""The release's setup cell, by grade id or by its first line."""
+
 _IPYTHON_LINE = re.compile(r"^\s*[%!]|\?\s*$|=\s*[%!]", re.MULTILINE)
 _CELL_MAGIC = re.compile(r"\Aget_ipython\(\)\.run_cell_magic\('(\w+)'")
 _LINE_MAGIC = re.compile(r"get_ipython\(\)\.(?:run_line_magic\('(\w+)'|system\(|getoutput\()")
@@ -155,9 +159,11 @@ def cells(nb: object) -> list[Cell]:
 
 
 def is_test_cell(cell: Cell) -> bool:
-    """nbgrader's autograder test cells: never the student's code."""
+    """nbgrader's autograder test cells, and the release's setup cell for them (it imports the
+    public checks, which a student's code never needs): never the student's code."""
     marked = cell.nbgrader.get("grade") is True and not cell.nbgrader.get("solution")
-    return marked or any(marker in cell.source for marker in TEST_CELL_MARKERS)
+    setup = cell.nbgrader.get("grade_id") == SETUP_CELL or SETUP_MARKER in cell.source
+    return marked or setup or any(marker in cell.source for marker in TEST_CELL_MARKERS)
 
 
 def python_of(source: str) -> str:

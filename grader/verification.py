@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,8 +139,12 @@ def _as_number(value: Any) -> float | None:
     return None
 
 
-def _letters(value: Any) -> list[str] | None:
-    """A choice's letters, lower-cased; None when it is not a letter or a list of letters."""
+def _letters(value: Any, several: bool = False) -> list[str] | None:
+    """A choice's letters, lower-cased; None when it is not a letter or a list of letters.
+    Where several may be ticked, a string of letters separated by commas or spaces ("a, c")
+    counts as their list: it is what a student means."""
+    if several and isinstance(value, str):
+        value = [v for v in re.split(r"[,\s]+", value) if v]
     items = value if isinstance(value, list) else [value]
     if not all(isinstance(v, str) for v in items):
         return None
@@ -155,6 +160,36 @@ def _option_feedback(part: Part, letter: str) -> Message:
     )
 
 
+def form_problem(part: Part, value: Any) -> Message | None:
+    """Why a non-blank answer is not of the part's form (a number, one letter, a list of
+    letters among the options), or None. Says nothing of the key: ``check`` shows it too."""
+    allowed = ", ".join(part.letters)
+    if part.kind == "number":
+        return Message("question.not_a_number", {"part": part.id}) if _as_number(value) is None else None
+    letters = _letters(value, several=part.kind == "multiple")
+    if part.kind == "choice":
+        if letters is None or isinstance(value, list) or len(letters) != 1 or letters[0] not in part.letters:
+            return Message("question.bad_choice", {"part": part.id, "allowed": allowed})
+        return None
+    if letters is None or not set(letters) <= set(part.letters):
+        return Message("question.bad_choices", {"part": part.id, "allowed": allowed})
+    return None
+
+
+def form_problems(bank: Bank, answers: Answers) -> list[tuple[str, Message]]:
+    """(question id, why) for every answered part not of its part's form."""
+    out = []
+    for question in bank.questions:
+        given = answers.values.get(question.id, {})
+        given = given if isinstance(given, dict) else {}
+        for part in question.parts:
+            value = given.get(part.id)
+            problem = None if is_blank(value) else form_problem(part, value)
+            if problem is not None:
+                out.append((question.id, problem))
+    return out
+
+
 def _judge_number(part: Part, value: Any) -> tuple[float, list[Message]]:
     number = _as_number(value)
     if number is None:
@@ -167,16 +202,14 @@ def _judge_number(part: Part, value: Any) -> tuple[float, list[Message]]:
 
 
 def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
-    allowed = ", ".join(part.letters)
-    letters = _letters(value)
+    problem = form_problem(part, value)
+    if problem is not None:
+        return 0.0, [problem]
+    letters = _letters(value, several=part.kind == "multiple") or []
     if part.kind == "choice":
-        if letters is None or isinstance(value, list) or len(letters) != 1 or letters[0] not in part.letters:
-            return 0.0, [Message("question.bad_choice", {"part": part.id, "allowed": allowed})]
         if next(o for o in part.options if o.id == letters[0]).correct:
             return part.points, []
         return 0.0, [Message("question.wrong_choice", {"part": part.id}), _option_feedback(part, letters[0])]
-    if letters is None or not set(letters) <= set(part.letters):
-        return 0.0, [Message("question.bad_choices", {"part": part.id, "allowed": allowed})]
     wrong = [o for o in part.options if bool(o.correct) != (o.id in letters)]
     if not wrong:
         return part.points, []

@@ -248,6 +248,19 @@ def test_grade_and_check_through_the_command_line(tmp_path):
     check = _normlab("check", str(sub), cwd=course.PACKAGE.parent)
     assert check.returncode == 0, check.stdout + check.stderr
     assert "still blank" in check.stdout and "q8: a, written (blank)" in check.stdout
+    # An answer the grade cannot read is named before the hand-in, its form only (no key).
+    assert "cannot read" in check.stdout and "q3: Part b expects a number" in check.stdout, check.stdout
+    assert "q1: " not in check.stdout.split("cannot read")[1].split("still blank")[0]  # a wrong letter is readable
+
+
+def test_letters_written_as_one_string_count_where_several_may_be_ticked():
+    bank = questions.load()
+    multiple = next(p for q in bank.questions for p in q.parts if p.kind == "multiple")
+    single = next(p for q in bank.questions for p in q.parts if p.kind == "choice")
+    right = sorted(o.id for o in multiple.options if o.correct)
+    assert verification.judge(multiple, ", ".join(right))[1] == multiple.points
+    assert verification.judge(multiple, " ".join(right))[1] == multiple.points
+    assert verification.form_problem(single, "a, c") is not None and verification.form_problem(single, "a") is None
 
 
 def test_the_student_zip_answers_and_checks_the_questions_without_keys(tmp_path):
