@@ -361,6 +361,8 @@ def _echo_class(outcomes: Iterable[StudentOutcome]) -> list[StudentOutcome]:
     """Print each student's outcome as it comes; the outcomes."""
     try:
         return [_echo_outcome(outcome) for outcome in outcomes]
+    except SettingsError as exc:  # the course is not ready to grade: nothing was published
+        raise UsageExit(str(exc)) from exc
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
 

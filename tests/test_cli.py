@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import notebook_answer_cell
+
 from grader import course
 from grader.course import MODULES
 
@@ -168,11 +170,15 @@ def test_grade_class_grades_a_folder_of_py_notebook_and_folder_submissions(tmp_p
     (handed_in / "alice").mkdir(parents=True)
     for module in MODULES:
         shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "alice" / f"{module}.py")
+    shutil.copy(course.solutions_dir() / "verification.toml", handed_in / "alice" / "verification.toml")
     (handed_in / "bob.py").write_text("import numpy as np\n")
     source = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
-    cell = {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": text, "outputs": [], "execution_count": None}
+        for text in (source, notebook_answer_cell())  # the questions are graded too, as by autograde
+    ]
     (handed_in / "carol.ipynb").write_text(
-        json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+        json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     )
     (handed_in / "notes.txt").write_text("not a submission")
     (handed_in / "eve.py").symlink_to(course.solutions_dir() / "rmsnorm.py")

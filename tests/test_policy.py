@@ -136,7 +136,7 @@ def test_the_release_writes_the_policys_points_into_its_grade_cells():
     assert chosen["layernorm-public"] == pytest.approx(20 * share, abs=1e-6)  # public and hidden keep their shares
     assert chosen["q3-auto"] == 4 and chosen["q1-answer"] == 5
     dropped = {"porting-public", "porting-hidden", "q9-auto", "q9-answer"}
-    assert dropped <= default.keys() and not dropped & chosen.keys()
+    assert dropped <= default.keys() and all(chosen[k] == 0 for k in dropped)  # kept, worth 0
     untouched = default.keys() - dropped - {"layernorm-public", "layernorm-hidden", "q3-auto", "q1-answer"}
     assert all(chosen[k] == default[k] for k in untouched)
     assert release.policy_mismatch(release.build_notebook(course_policy=POLICY), POLICY) is None
@@ -149,6 +149,7 @@ def test_the_scaled_cells_say_so_and_scale_what_they_return():
     source = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in nb.cells}
     assert "scale=" in source["layernorm-hidden"] and "round(_run_public(" in source["layernorm-public"]
     assert "scale=" not in source["rmsnorm-hidden"] and "not counted" in source["porting-hidden"]
+    assert "scale=0" in source["porting-hidden"] and "* 0.0" in source["porting-public"]
     assert "scale=" in source["q3-auto"]
 
 
@@ -196,6 +197,7 @@ def test_a_new_policy_rescores_a_folder_class_without_grading_again(tmp_path):
     (handed_in / "alice").mkdir(parents=True)
     for module in course.MODULES:
         shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "alice" / f"{module}.py")
+    shutil.copy(course.solutions_dir() / questions.ANSWERS_FILE, handed_in / "alice" / questions.ANSWERS_FILE)
     (handed_in / "bob.py").write_text("import numpy as np\n")
     course_file = tmp_path / "normlab.toml"
     course_file.write_text("")

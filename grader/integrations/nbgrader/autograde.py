@@ -27,6 +27,7 @@ from grader.report.feedback import feedback_html
 from grader.report.store import key_of, write_atomic
 from grader.runner import Options
 from grader.sandbox.inside.protocol import clean_text
+from grader.settings import SettingsError
 
 FEEDBACK_PAGE = "normlab-feedback.html"
 SECRET = "submission_secret.txt"
@@ -161,7 +162,7 @@ class NbgraderPublisher:
         self.released: Any = nbformat.read(str(self.released_path), as_version=4)
         mismatch = policy_mismatch(self.released, self.course_policy)
         if mismatch is not None:
-            raise GraderFault(
+            raise SettingsError(  # the course's own setting, not a fault of the grader: exit 2
                 f"the released notebook's points do not follow the course's [policy] (normlab.toml): {mismatch}. "
                 "Release again (`normlab release --course-dir .`, then `nbgrader generate_assignment --force "
                 f"{self.course.assignment}`); normlab autograde then re-scores every student without grading again"

@@ -142,7 +142,9 @@ def record(
                 else:
                     # A written answer: nothing to autograde; flag it for formgrader if given.
                     grade.auto_score = None if cell.name in answered else 0.0
-                    grade.needs_manual_grade = cell.name in answered and grade.manual_score is None
+                    # (a 0-point answer, a question the course's policy dropped, is not asked for)
+                    worth = cell.max_score is None or float(cell.max_score) > 0
+                    grade.needs_manual_grade = cell.name in answered and grade.manual_score is None and worth
         gb.db.commit()
         return _late_penalty(gb, config, assignment, student)
 

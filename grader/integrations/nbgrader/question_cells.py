@@ -45,14 +45,13 @@ def _question_cells(bank: Bank, q: Question, meta: Any, course_policy: Policy) -
         factor = course_policy.factor(q.id, q.auto_points)
         points = scaled(q.auto_points, factor)
         grade = jinja.render("question_cell.py.j2", number=q.number, qid=q.id, points=points, factor=factor)
-        graded = factor > 0  # a dropped question's cell is shown, not graded
+        # A dropped question's cells stay, worth 0: nbgrader cannot remove a cell once students
+        # have submitted, so dropping a question later only changes points.
         cells.append(
-            nbformat.v4.new_code_cell(
-                grade, metadata=meta(auto_cell_id(q.id), grade=graded, locked=True, points=points if graded else None)
-            )
+            nbformat.v4.new_code_cell(grade, metadata=meta(auto_cell_id(q.id), grade=True, locked=True, points=points))
         )
     written = course_policy.written_points(q.id, q.written.points) if q.written is not None else 0.0
-    if q.written is not None and written > 0:  # a dropped written part has nothing to grade
+    if q.written is not None:
         answer = jinja.render("answer.md.j2", rubric=q.written.rubric)
         cells.append(
             nbformat.v4.new_markdown_cell(
@@ -90,12 +89,10 @@ def grade_cell_points(course_policy: Policy) -> dict[str, float]:
     """Each question grade cell's points under ``course_policy``, by grade id."""
     out: dict[str, float] = {}
     for q in questions.load().questions:
-        factor = course_policy.factor(q.id, q.auto_points)
-        if q.parts and factor > 0:
-            out[auto_cell_id(q.id)] = scaled(q.auto_points, factor)
-        written = course_policy.written_points(q.id, q.written.points) if q.written is not None else 0.0
-        if written > 0:
-            out[f"{q.id}-answer"] = written
+        if q.parts:
+            out[auto_cell_id(q.id)] = scaled(q.auto_points, course_policy.factor(q.id, q.auto_points))
+        if q.written is not None:
+            out[f"{q.id}-answer"] = course_policy.written_points(q.id, q.written.points)
     return out
 
 

@@ -171,11 +171,11 @@ def exercise_points(exercise: str, course_policy: Policy) -> tuple[float, float,
 
 
 def _test_cells(exercise: str, course_policy: Policy) -> list[nbformat.NotebookNode]:
-    """The public and the hidden test cell, at the policy's points (read-only, not graded, when
-    the policy drops the exercise: nbgrader then has nothing to record for them)."""
+    """The public and the hidden test cell, at the policy's points: 0 when the policy drops the
+    exercise, whose cells stay grade cells (nbgrader cannot remove a cell once students have
+    submitted, so dropping an exercise later only changes points)."""
     factor, public_points, hidden_points_ = exercise_points(exercise, course_policy)
     names, functions = public_test_points(exercise)
-    graded = factor > 0
     public = jinja.render(
         "public_cell.py.j2", exercise=exercise, points=public_points, functions=functions, names=names, factor=factor
     )
@@ -183,7 +183,7 @@ def _test_cells(exercise: str, course_policy: Policy) -> list[nbformat.NotebookN
     return [
         nbformat.v4.new_code_cell(
             source,
-            metadata=_meta(f"{exercise}-{kind}", grade=graded, locked=True, points=points if graded else None),
+            metadata=_meta(f"{exercise}-{kind}", grade=True, locked=True, points=points),
         )
         for kind, source, points in (("public", public, public_points), ("hidden", hidden, hidden_points_))
     ]
@@ -212,9 +212,8 @@ def grade_cell_points(course_policy: Policy) -> dict[str, float]:
     """Each grade cell's points under ``course_policy``, by grade id: what a release writes."""
     out: dict[str, float] = {}
     for exercise in EXERCISES:
-        factor, public, hidden = exercise_points(exercise, course_policy)
-        if factor > 0:
-            out |= {f"{exercise}-public": public, f"{exercise}-hidden": hidden}
+        _, public, hidden = exercise_points(exercise, course_policy)
+        out |= {f"{exercise}-public": public, f"{exercise}-hidden": hidden}
     return out | question_cells.grade_cell_points(course_policy)
 
 
