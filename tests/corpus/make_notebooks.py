@@ -678,6 +678,24 @@ def jlab_cell_magics(course: Course) -> str:
     return jupyterlab(execute_as_student(freeform(cells)), "jlab_cell_magics")
 
 
+def jlab_display_richtext(course: Course) -> str:
+    """``display`` (a kernel's builtin) and ``IPython.display`` in cells that also define graded
+    functions: every kernel has both, so the definitions count."""
+    cells = [
+        code("import numpy as np\ndisplay('RMSNorm first')\n" + ref(*RMS)),
+        code(
+            "from IPython.display import Markdown, display\n\n"
+            + ref(*LN)
+            + "\n\ndisplay(Markdown('**LayerNorm** done'))"
+        ),
+        code("from IPython import display as ipd\n\n" + ref(*RES) + "\n\nipd.clear_output(wait=True)"),
+        code(ref(*STACK)),
+        code("import IPython.display\n" + ref(*CMP) + "\nIPython.display.display(op_counts(4096))"),
+        code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
+    ]
+    return jupyterlab(execute_as_student(freeform(cells)), "jlab_display_richtext")
+
+
 def jlab_timeit_defines_rmsnorm(course: Course) -> str:
     """The only rmsnorm is defined under %%timeit, which runs its body in a function of its own."""
     cells = [
@@ -917,6 +935,7 @@ CORPUS: dict[str, Callable[[Course], str]] = {
         jlab_scratch_errors,
         jlab_cell_magics,
         jlab_timeit_defines_rmsnorm,
+        jlab_display_richtext,
         jlab_main_block_pip,
         jlab_writefile_module,
         vscode_freeform,

@@ -8,7 +8,9 @@ arrive as plain Python (the trusted side has already turned IPython syntax into 
 * ``%%time``, ``%%capture``, ``%%prun`` run their body in the notebook's namespace;
 * ``%%writefile`` writes its file in the working directory (a later cell may import it);
 * line magics, ``!`` commands and ``x = !cmd`` do nothing (``%time stmt`` runs ``stmt``);
-* a cell magic nobody knows raises, as in Jupyter.
+* a cell magic nobody knows raises, as in Jupyter;
+* ``display(...)`` and ``IPython.display`` exist, as in every kernel (they show nothing here:
+  a cell's output is dropped), unless the environment has IPython itself.
 
 Cells in another language (``%%bash``, ``%%html``...), ``%%timeit`` cells (IPython runs them
 in a scope of their own: nothing they define survives) and nbgrader's test cells never get
@@ -112,13 +114,47 @@ def _error_line(exc: BaseException, filename: str) -> int | None:
     return frames[-1].lineno if frames else None
 
 
+class Shown:
+    """What ``IPython.display``'s rich objects (``Markdown``, ``HTML``, ``Image``...) stand for:
+    kept, never shown."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.args, self.kwargs = args, kwargs
+
+
+def display(*objs: Any, **kwargs: Any) -> None:
+    """A kernel's ``display``: shows its arguments; here output is dropped."""
+    return None
+
+
+DISPLAY_NAMES = ("Markdown", "HTML", "Image", "Math", "Latex", "JSON", "SVG", "Audio", "Video", "IFrame", "Code")
+
+
+def _ipython_standin(shell: Shell) -> None:
+    """``import IPython`` / ``from IPython.display import ...`` as a kernel has them, when the
+    environment has no IPython (a kernel always does)."""
+    import importlib.util
+
+    if "IPython" in sys.modules or importlib.util.find_spec("IPython") is not None:
+        return
+    package, shown = types.ModuleType("IPython"), types.ModuleType("IPython.display")
+    shown.__dict__.update({name: type(name, (Shown,), {}) for name in DISPLAY_NAMES})
+    shown.__dict__.update(display=display, clear_output=lambda wait=False: None, Shown=Shown)
+    package.__dict__.update(display=shown, get_ipython=lambda: shell)
+    package.__path__ = []  # a package, so ``import IPython.display`` finds its submodule
+    sys.modules["IPython"], sys.modules["IPython.display"] = package, shown
+
+
 def notebook_module(name: str) -> types.ModuleType:
     """The namespace cells run in: ``__name__`` is ``"__main__"``, as in a kernel, so a cell's
-    ``if __name__ == "__main__":`` block runs; ``get_ipython()`` answers magics."""
+    ``if __name__ == "__main__":`` block runs; ``get_ipython()`` answers magics and ``display``
+    is there, as a kernel puts it among the builtins."""
     module = types.ModuleType(name)
     module.__dict__["__name__"] = "__main__"
     shell = Shell(module.__dict__)
     module.__dict__["get_ipython"] = lambda: shell
+    module.__dict__["display"] = display
+    _ipython_standin(shell)
     return module
 
 
