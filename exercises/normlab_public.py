@@ -92,7 +92,9 @@ def recorded(answers: dict[str, Any], function: str, args: Any, kwargs: dict[str
     entry: dict[str, Any] | None = answers.get("calls", {}).get(key(function, args, kwargs))
     if entry is None:
         raise LookupError(
-            f"no recorded answer for this call of {function}: the public tests or {ANSWERS_FILE} were changed"
+            f"no recorded answer for this call of {function}: its inputs are not the test's. Did a function "
+            "change an input in place earlier in this test (x /= ..., x *= ...)? If not, the public tests or "
+            f"{ANSWERS_FILE} were changed"
         )
     return entry
 
@@ -138,6 +140,7 @@ class Functions:
             return function(*args, **kwargs)
 
         call.__name__ = name
+        call.__wrapped__ = function  # type: ignore[attr-defined]  # its parameters' names, for messages
         return call
 
 
@@ -171,8 +174,17 @@ class PlainExpected:
         skip: Iterable[str] = (),
         **kwargs: Any,
     ) -> Any:
-        answer = function(*args, **kwargs)
+        # The answer is looked up by the inputs as the test gave them, before the call can
+        # change them in place (which is then the failure to report, not a changed test).
         entry = recorded(self.answers, function.__name__, args, kwargs)
+        before = input_arrays(function, args, kwargs)
+        answer = function(*args, **kwargs)
+        changed = [name for name, (now, then) in before.items() if not np.array_equal(now, then, equal_nan=True)]
+        if changed:
+            raise PlainFailure(
+                f"{function.__name__} modified its input(s) in place ({', '.join(changed)}): compute on a copy "
+                "(for example x = x.astype(np.float32) or y = x / ...) instead of x /= ... or x *= ..."
+            )
         want, got = decode(entry["answer"]), answer
         if isinstance(want, dict) and isinstance(got, dict):
             got = {k: v for k, v in got.items() if k not in set(skip)}
@@ -203,6 +215,15 @@ class PlainExpected:
     def note(note: Any, report: dict[str, Any]) -> None:
         if not isinstance(note, str) or not note.strip():
             raise PlainFailure("the note should be a few sentences of text")
+
+
+def input_arrays(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Each array argument by its parameter's name, with a copy of it as it is now."""
+    try:
+        bound = inspect.signature(getattr(function, "__wrapped__", function)).bind(*args, **kwargs).arguments
+    except (TypeError, ValueError):  # the call will fail on its own: name them by position
+        bound = {f"argument {i + 1}": a for i, a in enumerate(args)} | dict(kwargs)
+    return {name: (value, value.copy()) for name, value in bound.items() if isinstance(value, np.ndarray)}
 
 
 def _matches(got: Any, candidate: Any) -> bool:

@@ -109,3 +109,28 @@ def test_public_tests_name_most_of_the_hinted_mistakes():
     """The public inputs are chosen so that most mistakes with a hint show it before grading."""
     hinted = [m for m in MUTANTS if m[4] and m[4].startswith("hint.")]
     assert len(VISIBLE) >= 0.6 * len(hinted), sorted({m[4] for m in hinted} - _hints_public_tests_can_give())
+
+
+IN_PLACE = "    x /= np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)\n    x *= gamma\n    return x\n"
+
+
+@pytest.mark.parametrize("normlab", [True, False], ids=["normlab-checks", "plain-checks"])
+def test_an_input_changed_in_place_is_named_not_taken_for_a_changed_test(tmp_path, normlab):
+    """A student's rmsnorm that divides x in place: both checkers say so (the answer is looked up
+    before the call), instead of blaming a changed test."""
+    folder = _student_folder(tmp_path / "student")
+    source = (folder / "rmsnorm.py").read_text()
+    start = source.index("def rmsnorm(")
+    body_end = source.index("\ndef ", start + 1)
+    signature_end = source.index('"""', source.index('"""', start) + 3) + 3
+    (folder / "rmsnorm.py").write_text(source[:signature_end] + "\n" + IN_PLACE + "\n" + source[body_end:])
+    out = _pytest(folder, normlab=normlab)
+    assert out.returncode == 1
+    text = " ".join(out.stdout.split())
+    assert "modified its input(s) in place (x)" in text, out.stdout[-3000:]
+
+    # A test that called the function itself before checking it can only say what may have happened.
+    from grader.public import recorded
+
+    with pytest.raises(LookupError, match="in place earlier in this test"):
+        recorded({"calls": {}}, "rmsnorm", (), {})
