@@ -553,3 +553,24 @@ def test_search_index_covers_both_languages(site):
 def test_build_folder_is_the_configured_site_dir():
     assert "site_dir: site-build" in (ROOT / "mkdocs.yml").read_text()
     assert BUILD == ROOT / "site-build"
+
+
+def test_the_hand_in_instructions_name_every_module_and_the_answers_file():
+    """Where students read what to hand in, every exercise module is named (a page that listed
+    six of them cost its readers the others' points) and verification.toml with them."""
+    from grader.course import MODULES
+    from grader.integrations.student_zip import write_student_zip
+
+    for page in ("students.md", "students.pt-BR.md"):
+        text = (ROOT / "site" / page).read_text()
+        assert [m for m in MODULES if f"`{m}.py`" not in text] == [], page
+        assert "verification.toml" in text
+    import tempfile
+    import zipfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bundle = write_student_zip(Path(tmp) / "s.zip")
+        with zipfile.ZipFile(bundle) as z:
+            readme = next(z.read(n).decode() for n in z.namelist() if n.endswith("/README.md"))
+    hand_in = readme.split("## Submit")[1]
+    assert [m for m in MODULES if f"`{m}.py`" not in hand_in] == [] and "verification.toml" in hand_in

@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 from grader import course, questions
+from grader.course import MODULES
 from grader.report import jinja
 
 ROOT = "normlab-student"
@@ -60,7 +61,7 @@ def _student_pyproject() -> str:
 
 
 def write_student_zip(target: Path) -> Path:
-    readme = jinja.render("student_readme.md.j2")
+    readme = jinja.render("student_readme.md.j2", modules=", ".join(f"`{m}.py`" for m in MODULES))
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         bundle.writestr(f"{ROOT}/README.md", readme)
