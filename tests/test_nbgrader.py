@@ -614,11 +614,16 @@ def test_added_cells_are_kept_and_an_extra_markdown_answer_is_flagged(course):
             "execution_count": None,
         },
     )
+    rms = nb["cells"][cell_index(nb, "rmsnorm-rmsnorm")]
+    rms["source"] = "%%time\n" + "".join(rms["source"])  # shown as handed in, magic and all
     save(nb, base / "submitted" / "heidi" / ASSIGNMENT / "lab.ipynb")
     normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
 
     autograded = load(base / "autograded" / "heidi" / ASSIGNMENT / "lab.ipynb")
     sources = ["".join(c["source"]) for c in autograded["cells"]]
+    assert sources[cell_index(autograded, "rmsnorm-rmsnorm")] == rms["source"]
+    assigned = [s for s in sources if f"answers_{first} = " in s]
+    assert len(assigned) == 1, assigned  # the filled answers cell takes the released one's place, once
     assert sum(answer in text for text in sources) == 1  # moved into the answer cell, not duplicated
     assert answer in sources[cell_index(autograded, f"{first}-answer")]
     kept = autograded["cells"][cell_index(autograded, "rmsnorm-rmsnorm") + 1]

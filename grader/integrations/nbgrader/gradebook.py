@@ -245,18 +245,43 @@ def read_student_notebook(path: Path | None) -> dict[str, Any]:
         return {"cells": []}
 
 
+def _released_answers(released: nbformat.NotebookNode) -> set[str]:
+    """The ``answers_<id>`` names the released answers cells assign (cells without metadata)."""
+    names = (_answers_name(c.source) for c in released.cells if c.cell_type == "code")
+    return {name for name in names if name is not None}
+
+
 def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, list[Cell]]:
-    """The cells the student added (any cell without a grade id of the released notebook), by
-    the released cell they follow in the student's notebook ("" before the first one)."""
+    """The cells the student added (any cell without a grade id of the released notebook, and
+    not one of its answers cells as the student filled it), by the released cell they follow in
+    the student's notebook ("" before the first one)."""
     known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
+    answers = _released_answers(released)
     anchor, extra = "", dict[str, list[Cell]]()
     for cell in cells(student_nb):
         grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
         if grade_id in known:
             anchor = grade_id
+        elif cell.kind == "code" and _answers_name(cell.source) in answers:
+            continue  # the released answers cell, filled in: it takes that cell's place
         elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
             extra.setdefault(anchor, []).append(cell)
     return extra
+
+
+def _own_cells(student_nb: dict[str, Any]) -> dict[str, str]:
+    """The student's own text of each released solution cell (by grade id) and answers cell (by
+    the ``answers_<id>`` it assigns): shown as handed in, magics and all."""
+    found: dict[str, str] = {}
+    for cell in cells(student_nb):
+        if cell.kind != "code" or len(cell.source) > CELL_CAP:
+            continue
+        grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
+        if grade_id and cell.nbgrader.get("solution"):
+            found[grade_id] = cell.source
+        elif (name := _answers_name(cell.source)) is not None:
+            found[name] = cell.source
+    return found
 
 
 def _question_of(anchor: str, answer_ids: set[str]) -> str | None:
@@ -335,6 +360,7 @@ def autograded_notebook(
     cell it followed (markdown after a question goes into that question's answer)."""
     nb = copy.deepcopy(released)
     definitions, answers = _definitions(student_nb), written_answers(released, student_nb)
+    own = _own_cells(student_nb)
     answer_ids = set(answers)
     extra = _extra_cells(released, student_nb)
     by_cell = results_by_cell(report)
@@ -342,13 +368,15 @@ def autograded_notebook(
         meta = cell.metadata.get("nbgrader", {})
         grade_id = meta.get("grade_id", "")
         if meta.get("solution") and cell.cell_type == "code":
+            # The student's own cell; else (its metadata lost) the function as they last defined it.
             function = grade_id.split("-", 1)[-1]
-            if function in definitions:
-                cell.source = definitions[function]
+            if grade_id in own or function in definitions:
+                cell.source = own.get(grade_id, definitions.get(function, ""))
         elif meta.get("solution") and grade_id in answers:
             cell.source = answers[grade_id]
-        elif not meta and cell.cell_type == "code" and (name := _answers_name(cell.source)) in definitions:
-            cell.source = definitions[name]  # the student's answers to a question's auto-graded parts
+        elif not meta and cell.cell_type == "code" and (name := _answers_name(cell.source)) is not None:
+            if name in own or name in definitions:  # the student's answers to the auto-graded parts
+                cell.source = own.get(name, definitions.get(name, ""))
         elif meta.get("grade") and cell.cell_type == "code":
             results = by_cell.get(grade_id, [])
             earned = sum(r.score for r in results)
