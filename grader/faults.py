@@ -86,13 +86,15 @@ def student_raised(function: str, exc_type: str, builtin_type: object, message: 
 class StudentMissing(StudentFault):
     """The submission does not define the function (or defines something that is not callable)."""
 
-    def __init__(self, function: str, module: str, found: str | None) -> None:
+    def __init__(self, function: str, module: str | None, found: str | None) -> None:
+        """``module``: the file as the student knows it; None for a submission whose file name
+        the student chose, on a hidden test (no student-chosen text reaches hidden feedback)."""
+        where = {"function": function} if module is None else {"function": function, "module": module}
+        suffix = "_in_submission" if module is None else ""
         if found is None:
-            messages = [Message("fault.missing", {"function": function, "module": module})]
+            messages = [Message(f"fault.missing{suffix}", where)]
         else:
-            messages = [
-                Message("fault.not_callable", {"function": function, "module": module, "found": safe_type_name(found)})
-            ]
+            messages = [Message(f"fault.not_callable{suffix}", where | {"found": safe_type_name(found)})]
         super().__init__(function, messages)
 
 

@@ -232,6 +232,8 @@ NOT_ATTEMPTED = frozenset(
         "fault.not_implemented",
         "fault.missing",
         "fault.not_callable",
+        "fault.missing_in_submission",
+        "fault.not_callable_in_submission",
         "fault.import_error",
         "fault.import_timeout",
         "fault.import_crashed",

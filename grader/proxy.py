@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from grader import course
+from grader import checks, course
 from grader.course import MODULE_OF
 from grader.faults import (
     BadResult,
@@ -152,6 +152,14 @@ class StudentProxy:
             return clean_text(PurePath(self._prepared.origin).name)[:100] or f"{module}.py"
         return f"{module}.py"
 
+    def _missing_from(self, module: str) -> str | None:
+        """Where a missing function was looked for, as a message may say it: None ("your
+        submission") for a file the student named, on a hidden test, where no student-chosen
+        text is shown."""
+        if self._prepared.single is not None and checks.is_hidden():
+            return None
+        return self._file_name(module)
+
     def _placed(self, traceback: str) -> str:
         """A traceback whose frames name the code as the student finds it: a notebook cell by
         its number (as the notes count cells) and first line, a file by the student's own name
@@ -176,7 +184,7 @@ class StudentProxy:
             raise StudentFault(function, [self._prepared.unreadable])
         module = self._module(function)
         if module not in self._prepared.present:
-            raise StudentMissing(function, self._file_name(module), None)
+            raise StudentMissing(function, self._missing_from(module), None)
         if module in self._broken_modules:
             # A fresh traceback each time: re-raising the stored fault would grow its traceback.
             raise self._broken_modules[module].with_traceback(None)
@@ -244,7 +252,7 @@ class StudentProxy:
             self._broken_modules[module] = fault
             raise fault
         if isinstance(answer, answers.Missing):
-            raise StudentMissing(function, self._file_name(module), answer.found)
+            raise StudentMissing(function, self._missing_from(module), answer.found)
         if isinstance(answer, answers.Raised):
             raised = student_raised(
                 function, answer.exc_type, answer.builtin_type, answer.message, self._placed(answer.traceback)

@@ -133,6 +133,8 @@ HIDDEN: dict[str, dict[str, str]] = {
     "fault.details_withheld": {"function": "function"},
     "fault.missing": {"function": "function", "module": "module"},
     "fault.not_callable": {"function": "function", "module": "module", "found": "type"},
+    "fault.missing_in_submission": {"function": "function"},
+    "fault.not_callable_in_submission": {"function": "function", "found": "type"},
     "fault.import_error": {"function": "function", "module": "module", "exc_type": "exception"},
     "fault.import_timeout": {"module": "module", "seconds": "our_number"},
     "fault.import_crashed": {"module": "module"},

@@ -215,3 +215,22 @@ def test_a_selection_reports_only_the_tests_it_selected():
     names = {r.name for r in report.results}
     assert names == {"rmsnorm/hidden/test_sequence_of_tokens", "layernorm/hidden/test_sequence_of_tokens"}
     assert all(r.status is Status.PASSED for r in report.results) and report.score == report.max_score
+
+
+def test_a_function_missing_from_a_single_file_is_named_on_hidden_tests_too(tmp_path):
+    """A lone .py file that lacks a function: public tests name the file as the student named it,
+    hidden tests say "your submission" (no student-chosen text in hidden feedback), never the
+    bare "details withheld"."""
+    from grader import course as course_module
+    from grader.runner import Options, grade
+
+    source = (course_module.solutions_dir() / "rmsnorm.py").read_text()
+    only = source[: source.index("\ndef rmsnorm_backward")]
+    (tmp_path / "my_work_sub2.py").write_text(only)
+    report = grade(tmp_path / "my_work_sub2.py", Options(suites=("public", "hidden"), select="rmsnorm"))
+    backward = [r for r in report.results if "backward" in r.name]
+    hidden = [r for r in backward if r.visibility.value == "hidden"]
+    public = [r for r in backward if r.visibility.value == "public"]
+    assert hidden and all(m.id == "fault.missing_in_submission" for r in hidden for m in r.messages[:1])
+    assert all("my_work_sub2" not in str(m.params) for r in hidden for m in r.messages)
+    assert public and public[0].messages[0].params["module"] == "my_work_sub2.py"
