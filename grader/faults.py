@@ -34,11 +34,17 @@ class StudentFault(Exception):
 class StudentRaised(StudentFault):
     """The student's function raised an exception."""
 
-    def __init__(self, function: str, exc_type: str, builtin_type: str, message: str, traceback: str) -> None:
+    def __init__(
+        self, function: str, exc_type: str, builtin_type: str, message: str, traceback: str, raised_in: str = ""
+    ) -> None:
         self.exc_type, self.builtin_type, self.exc_message, self.traceback = exc_type, builtin_type, message, traceback
-        if builtin_type == "NotImplementedError":
-            shown = [Message("fault.not_implemented", {"function": function})]
+        if builtin_type == "NotImplementedError" and raised_in and raised_in != function:
+            # An implemented function calling one still a stub: name the stub.
+            shown = [Message("fault.not_implemented_inside", {"function": function, "inner": raised_in})]
             private: list[Message] = []
+        elif builtin_type == "NotImplementedError":
+            shown = [Message("fault.not_implemented", {"function": function})]
+            private = []
         else:
             # The exception's class name and text are the student's and may carry hidden inputs,
             # so hidden tests show only the nearest built-in type, if it is one of the few they
@@ -70,11 +76,13 @@ EXPECTABLE: dict[str, type[Exception]] = {
 _mixed: dict[str, type[StudentRaised]] = {}
 
 
-def student_raised(function: str, exc_type: str, builtin_type: object, message: str, traceback: str) -> StudentRaised:
+def student_raised(
+    function: str, exc_type: str, builtin_type: object, message: str, traceback: str, raised_in: str = ""
+) -> StudentRaised:
     """The exception for a student's raise, catchable as its built-in type where that is safe."""
     builtin_type = builtin_type if isinstance(builtin_type, str) and builtin_type in BUILTIN_EXCEPTIONS else "Exception"
     if builtin_type not in EXPECTABLE:
-        return StudentRaised(function, exc_type, builtin_type, message, traceback)
+        return StudentRaised(function, exc_type, builtin_type, message, traceback, raised_in)
     if builtin_type not in _mixed:
         try:
             _mixed[builtin_type] = type(f"Student{builtin_type}", (StudentRaised, EXPECTABLE[builtin_type]), {})

@@ -230,6 +230,7 @@ class GradingPlugin:
 NOT_ATTEMPTED = frozenset(
     {
         "fault.not_implemented",
+        "fault.not_implemented_inside",
         "fault.missing",
         "fault.not_callable",
         "fault.missing_in_submission",

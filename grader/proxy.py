@@ -255,7 +255,12 @@ class StudentProxy:
             raise StudentMissing(function, self._missing_from(module), answer.found)
         if isinstance(answer, answers.Raised):
             raised = student_raised(
-                function, answer.exc_type, answer.builtin_type, answer.message, self._placed(answer.traceback)
+                function,
+                answer.exc_type,
+                answer.builtin_type,
+                answer.message,
+                self._placed(answer.traceback),
+                answer.raised_in,
             )
             if answer.builtin_type == "NameError":
                 self._point_to_failed_cell(raised, answer.missing_name)

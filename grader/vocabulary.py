@@ -134,6 +134,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "fault.missing": {"function": "function", "module": "module"},
     "fault.not_callable": {"function": "function", "module": "module", "found": "type"},
     "fault.missing_in_submission": {"function": "function"},
+    "fault.not_implemented_inside": {"function": "function", "inner": "function"},
     "fault.not_callable_in_submission": {"function": "function", "found": "type"},
     "fault.import_error": {"function": "function", "module": "module", "exc_type": "exception"},
     "fault.import_timeout": {"module": "module", "seconds": "our_number"},

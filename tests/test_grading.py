@@ -234,3 +234,25 @@ def test_a_function_missing_from_a_single_file_is_named_on_hidden_tests_too(tmp_
     assert hidden and all(m.id == "fault.missing_in_submission" for r in hidden for m in r.messages[:1])
     assert all("my_work_sub2" not in str(m.params) for r in hidden for m in r.messages)
     assert public and public[0].messages[0].params["module"] == "my_work_sub2.py"
+
+
+def test_an_implemented_function_calling_a_stub_names_the_stub(tmp_path):
+    """stack_trace written, token_norm (which it calls) still the stub: the feedback says
+    token_norm is the one to implement, not that stack_trace is unimplemented."""
+    import shutil
+
+    from grader import course as course_module
+    from grader.runner import Options, grade
+
+    for module in course_module.MODULES:
+        shutil.copy(course_module.solutions_dir() / f"{module}.py", tmp_path / f"{module}.py")
+    stack = (tmp_path / "stack.py").read_text()
+    start = stack.index("def token_norm(")
+    begin = stack.index("    ### BEGIN SOLUTION", start)
+    end = stack.index("### END SOLUTION", begin) + len("### END SOLUTION")
+    (tmp_path / "stack.py").write_text(stack[:begin] + "    raise NotImplementedError" + stack[end:])
+    report = grade(tmp_path, Options(suites=("public", "hidden"), select="trace"))
+    ids = {(m.id, tuple(sorted(m.params.items()))) for r in report.results for m in r.messages}
+    inside = ("fault.not_implemented_inside", (("function", "stack_trace"), ("inner", "token_norm")))
+    assert inside in ids, ids
+    assert ("fault.not_implemented", (("function", "stack_trace"),)) not in ids

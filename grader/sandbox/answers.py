@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from grader.course import MODULE_OF
 from grader.sandbox.inside.wire import WireCallable
 
 EXC_TYPE_CAP = 200
@@ -59,6 +60,9 @@ class Raised:
     output: str
     missing_name: str = ""
     """For a NameError: the name that was not defined (an identifier, or empty)."""
+    raised_in: str = ""
+    """The graded function of the student's code the exception left from (empty when it is not
+    one of the course's graded functions: only those names are ever shown)."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,7 @@ def _raised(message: dict[str, Any], output: str, kind: type[Raised]) -> Raised:
         traceback=text(message.get("traceback"), TRACEBACK_CAP),
         output=output,
         missing_name=name if isinstance(name, str) and name.isidentifier() and len(name) <= NAME_CAP else "",
+        raised_in=inside if isinstance(inside := message.get("raised_in"), str) and inside in MODULE_OF else "",
     )
 
 

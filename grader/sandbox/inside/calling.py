@@ -81,6 +81,9 @@ def exception_report(exc: BaseException, directory: str) -> dict[str, Any]:
     }
     if isinstance(exc, NameError) and isinstance(exc.name, str):
         report["name"] = exc.name[:100]  # the name that was missing
+    own = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith((directory, "<cell "))]
+    if own:
+        report["raised_in"] = own[-1].name[:100]  # the student's function the exception left from
     return report
 
 
