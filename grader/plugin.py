@@ -48,16 +48,30 @@ class _Meta:
 class GradingPlugin:
     """Collects one :class:`CheckResult` per test of one submission."""
 
-    def __init__(self, proxy: StudentProxy, reference: Reference | None, hidden_files: set[Path]) -> None:
-        self.proxy = proxy
-        self._reference = reference
+    def __init__(self, proxy: StudentProxy | None, reference: Reference | None, hidden_files: set[Path]) -> None:
         self.hidden_files = {p.resolve() for p in hidden_files}
         self.meta: dict[str, _Meta] = {}
-        self.results: dict[str, CheckResult] = {}
+        """Each collected test's name, points and visibility: made once, at collection."""
         self.grader_faults: list[str] = []
+        """Faults of ours: at collection, or while the current submission's tests run."""
+        self.begin(proxy, reference)
+
+    def begin(self, proxy: StudentProxy | None, reference: Reference | None) -> None:
+        """Start on a submission: the collected tests are run again (``sessions.py``), with
+        this proxy and reference, and nothing kept of the previous submission's results."""
+        self._proxy = proxy
+        self._reference = reference
+        self.results: dict[str, CheckResult] = {}
+        self.grader_faults = []
         self.called: dict[str, frozenset[str]] = {}
         """The student's functions each test called (to tell where a failure may come from)."""
         self._started: dict[str, float] = {}
+
+    @property
+    def proxy(self) -> StudentProxy:
+        if self._proxy is None:
+            raise GraderFault("a test ran before a submission was given to the grading plugin")
+        return self._proxy
 
     # -- fixtures (built by grader.discovery, as on every other path) ------------------------
 
