@@ -106,6 +106,7 @@ class SuiteSession:
 
     def __init__(self, files: list[Path], hidden: set[Path], select: str | None, scratch: Path) -> None:
         self.plugin = GradingPlugin(None, None, hidden)
+        _forget_modules(files)
         with quiet():
             self.config = _prepareconfig(pytest_args(files, scratch, select), plugins=[self.plugin])
             # A failing test's traceback is read only when the grader itself failed; pytest's
@@ -140,6 +141,16 @@ class SuiteSession:
     def broken(self) -> bool:
         """A run stopped half-way (a grader fault): its fixtures' state is not to be reused."""
         return bool(self.session.shouldstop)
+
+
+def _forget_modules(files: list[Path]) -> None:
+    """pytest's importlib mode hands back a module already in ``sys.modules`` for the same
+    path: a suite file changed since it was imported would be collected as it was."""
+    paths = {str(p.resolve()) for p in files}
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if origin is not None and str(Path(origin).resolve()) in paths:
+            del sys.modules[name]
 
 
 def _drop_rewrite_hook(config: pytest.Config) -> None:
