@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -195,7 +196,7 @@ class GradingPlugin:
             # reference passing every hidden test shows the suites are sound on our own data.
             return Status.FAILED, [Message("check.unusable_answer", {"function": self.proxy.last_function})]
         # A fault of the grader (our code on our data): record it once, stop, issue no score.
-        detail = str(exc) if isinstance(exc, GraderFault) else report.longreprtext[-3000:]
+        detail = str(exc) if isinstance(exc, GraderFault) else _traceback(exc, report)
         self.grader_faults.append(f"{_key(item)}: {detail}")
         item.session.shouldstop = "grader fault"
         return Status.ERROR, [Message("result.grader_fault")]
@@ -239,6 +240,14 @@ class GradingPlugin:
                 result = dataclasses.replace(result, messages=(*result.messages, *extra))
             out.append(result)
         return out
+
+
+def _traceback(exc: BaseException | None, report: pytest.TestReport) -> str:
+    """A grader fault's traceback, for the instructor: the test's code, then ours, in Python's
+    own format (as pytest's ``--tb=native`` draws it), the last 3000 characters."""
+    if exc is None:
+        return report.longreprtext[-3000:]
+    return "".join(traceback.format_exception(exc))[-3000:]
 
 
 NOT_ATTEMPTED = frozenset(

@@ -7,9 +7,12 @@ import numpy as np
 
 from grader import course, sessions
 from grader.model import Status
+from grader.proxy import StudentProxy
 from grader.reference import Reference, call_key
 from grader.runner import Options, grade
 from grader.sandbox.inside.wire import WireCallable
+from grader.sandbox.limits import Limits
+from grader.submission import prepare
 
 
 def _statuses(report):
@@ -84,3 +87,17 @@ def test_the_cache_key_tells_every_argument_apart():
     assert None not in keys
     assert len(set(keys)) == len(keys)
     assert call_key("rmsnorm", (np.array([object()]),), {}) is None  # never keyed on a pointer
+
+
+def test_a_grader_fault_carries_its_traceback_and_the_next_run_starts_clean(tmp_path):
+    # Failed calls keep no drawn traceback (only a grader fault needs one, drawn from the
+    # exception); a run stopped by a fault is not reused.
+    suite = tmp_path / "test_ours.py"
+    suite.write_text("def test_broken(student):\n    return {}['missing_key_in_our_suite']\n")
+    found = sessions.session_for([suite], {suite}, None, tmp_path)  # hidden: our own code
+    plugin = found.run(StudentProxy(prepare(course.solutions_dir()), None, Limits()), None)
+    assert len(plugin.grader_faults) == 1
+    assert "test_ours.py" in plugin.grader_faults[0]
+    assert "KeyError: 'missing_key_in_our_suite'" in plugin.grader_faults[0]
+    assert found.broken
+    assert sessions.session_for([suite], {suite}, None, tmp_path) is not found
