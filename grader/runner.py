@@ -105,8 +105,6 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         plan = sandbox_policy.plan(prepared.directory, options.settings, slot=slot, baseline=options.baseline)
         cleanup.callback(plan.cleanup)
         reference = sessions.reference_for(course.solutions_dir()) if hidden else None
-        if reference is not None:
-            cleanup.callback(reference.close)
         limits = options.settings.limits
         worker = Worker(plan.launcher, prepared.setup(), limits, frozenset(c.number for c in prepared.cells))
         cleanup.callback(worker.close)
@@ -117,16 +115,22 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             limits,
             lambda: notebook.failed_names(prepared.cells, worker.cell_outcomes, worker.skipped_cells),
         )
-        plugin = _session(files, hidden, options.select).run(proxy, reference)
-        if plugin.grader_faults:
-            raise GraderFault(plugin.grader_faults[0])
+        with sessions.LOCK:
+            try:
+                plugin = _session(files, hidden, options.select).run(proxy, reference)
+            finally:
+                if reference is not None:
+                    reference.close()  # its scratch files hold hidden inputs
+            if plugin.grader_faults:
+                raise GraderFault(plugin.grader_faults[0])
+            results = plugin.ordered_results()
         question_results, manual = _questions(submission, options)
         cell_notes = notebook.outcome_notes(
             prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.cell_seconds
         )
         return Report(
             submission=str(submission),
-            results=(*plugin.ordered_results(), *question_results),
+            results=(*results, *question_results),
             manual=tuple(manual),
             suites=options.suites,
             isolation=plan.layers,

@@ -18,6 +18,7 @@ import contextlib
 import io
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,6 +176,9 @@ def _drop_rewrite_hook(config: pytest.Config) -> None:
         sys.meta_path.remove(hook)
 
 
+LOCK = threading.RLock()
+"""Held by the runner while it runs a session and reads its plugin: one plugin serves every
+grading of a process, so two threads of one process (a Dask worker with several) take turns."""
 _sessions: dict[Key, SuiteSession] = {}
 _references: dict[Path, Reference] = {}
 

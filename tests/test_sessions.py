@@ -101,3 +101,17 @@ def test_a_grader_fault_carries_its_traceback_and_the_next_run_starts_clean(tmp_
     assert "KeyError: 'missing_key_in_our_suite'" in plugin.grader_faults[0]
     assert found.broken
     assert sessions.session_for([suite], {suite}, None, tmp_path) is not found
+
+
+def test_two_threads_of_one_process_each_get_their_own_report():
+    # A Dask worker may run several gradings in threads of one process: they share the one
+    # collected session and take turns with it.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        stubs = pool.submit(grade, course.exercises_dir())
+        solved = pool.submit(grade, course.solutions_dir())
+        stubs_report, solved_report = stubs.result(), solved.result()
+    assert solved_report.score == solved_report.max_score
+    assert stubs_report.score == 0
+    assert len(stubs_report.results) == len(solved_report.results)
