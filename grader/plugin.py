@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -48,16 +49,30 @@ class _Meta:
 class GradingPlugin:
     """Collects one :class:`CheckResult` per test of one submission."""
 
-    def __init__(self, proxy: StudentProxy, reference: Reference | None, hidden_files: set[Path]) -> None:
-        self.proxy = proxy
-        self._reference = reference
+    def __init__(self, proxy: StudentProxy | None, reference: Reference | None, hidden_files: set[Path]) -> None:
         self.hidden_files = {p.resolve() for p in hidden_files}
         self.meta: dict[str, _Meta] = {}
-        self.results: dict[str, CheckResult] = {}
+        """Each collected test's name, points and visibility: made once, at collection."""
         self.grader_faults: list[str] = []
+        """Faults of ours: at collection, or while the current submission's tests run."""
+        self.begin(proxy, reference)
+
+    def begin(self, proxy: StudentProxy | None, reference: Reference | None) -> None:
+        """Start on a submission: the collected tests are run again (``sessions.py``), with
+        this proxy and reference, and nothing kept of the previous submission's results."""
+        self._proxy = proxy
+        self._reference = reference
+        self.results: dict[str, CheckResult] = {}
+        self.grader_faults = []
         self.called: dict[str, frozenset[str]] = {}
         """The student's functions each test called (to tell where a failure may come from)."""
         self._started: dict[str, float] = {}
+
+    @property
+    def proxy(self) -> StudentProxy:
+        if self._proxy is None:
+            raise GraderFault("a test ran before a submission was given to the grading plugin")
+        return self._proxy
 
     # -- fixtures (built by grader.discovery, as on every other path) ------------------------
 
@@ -181,7 +196,7 @@ class GradingPlugin:
             # reference passing every hidden test shows the suites are sound on our own data.
             return Status.FAILED, [Message("check.unusable_answer", {"function": self.proxy.last_function})]
         # A fault of the grader (our code on our data): record it once, stop, issue no score.
-        detail = str(exc) if isinstance(exc, GraderFault) else report.longreprtext[-3000:]
+        detail = str(exc) if isinstance(exc, GraderFault) else _traceback(exc, report)
         self.grader_faults.append(f"{_key(item)}: {detail}")
         item.session.shouldstop = "grader fault"
         return Status.ERROR, [Message("result.grader_fault")]
@@ -225,6 +240,14 @@ class GradingPlugin:
                 result = dataclasses.replace(result, messages=(*result.messages, *extra))
             out.append(result)
         return out
+
+
+def _traceback(exc: BaseException | None, report: pytest.TestReport) -> str:
+    """A grader fault's traceback, for the instructor: the test's code, then ours, in Python's
+    own format (as pytest's ``--tb=native`` draws it), the last 3000 characters."""
+    if exc is None:
+        return report.longreprtext[-3000:]
+    return "".join(traceback.format_exception(exc))[-3000:]
 
 
 NOT_ATTEMPTED = frozenset(

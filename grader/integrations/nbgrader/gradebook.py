@@ -124,7 +124,7 @@ def record(
     with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
         warnings.simplefilter("ignore", category=Warning)
         try:
-            stored = gb.find_assignment(assignment)
+            gb.find_assignment(assignment)
         except MissingEntry:
             raise GraderFault(
                 f"assignment {assignment!r} is not in the gradebook: run `nbgrader generate_assignment {assignment}` "
@@ -132,19 +132,22 @@ def record(
             ) from None
         gb.update_or_create_student(student)
         when = {"timestamp": parse_utc(timestamp)} if timestamp else {}
-        gb.update_or_create_submission(assignment, student, **when)
-        for notebook in stored.notebooks:
-            for cell in notebook.grade_cells:
-                grade = gb.find_grade(cell.name, notebook.name, assignment, student)
-                if cell.name in scores:
-                    grade.auto_score = scores[cell.name]
+        submission = gb.update_or_create_submission(assignment, student, **when)
+        # The submission's grades, one per grade cell of each notebook (nbgrader made them),
+        # read with one query per notebook: ``gb.find_grade`` runs a five-table join per cell.
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                name = grade.cell.name
+                if name in scores:
+                    grade.auto_score = scores[name]
                     grade.needs_manual_grade = grade.manual_score is not None
                 else:
                     # A written answer: nothing to autograde; flag it for formgrader if given.
-                    grade.auto_score = None if cell.name in answered else 0.0
+                    grade.auto_score = None if name in answered else 0.0
                     # (a 0-point answer, a question the course's policy dropped, is not asked for)
-                    worth = cell.max_score is None or float(cell.max_score) > 0
-                    grade.needs_manual_grade = cell.name in answered and grade.manual_score is None and worth
+                    most = getattr(grade.cell, "max_score", None)
+                    worth = most is None or float(most) > 0
+                    grade.needs_manual_grade = name in answered and grade.manual_score is None and worth
         gb.db.commit()
         return _late_penalty(gb, config, assignment, student)
 
@@ -352,6 +355,15 @@ def _answers_name(source: str) -> str | None:
     return found[0].targets[0].id if found else None  # type: ignore[attr-defined]
 
 
+def _verdict_outputs(lines: str, earned: float) -> list[Any]:
+    """A test cell's outputs: the verdicts, and the points as nbgrader reads them. Built as
+    ``nbformat.v4.new_output`` builds them, without its schema check of each output (a
+    jsonschema walk, ~1 ms each, 50 a student; nbgrader validates the notebook when it reads it)."""
+    stream = {"output_type": "stream", "name": "stdout", "text": lines}
+    result = {"output_type": "execute_result", "metadata": {}, "data": {"text/plain": repr(float(earned))}}
+    return [nbformat.from_dict(stream), nbformat.from_dict({**result, "execution_count": 1})]
+
+
 def autograded_notebook(
     released: nbformat.NotebookNode, student_nb: dict[str, Any], report: Report, lang: str = "en"
 ) -> nbformat.NotebookNode:
@@ -380,10 +392,7 @@ def autograded_notebook(
         elif meta.get("grade") and cell.cell_type == "code":
             results = by_cell.get(grade_id, [])
             earned = sum(r.score for r in results)
-            cell.outputs = [
-                nbformat.v4.new_output("stream", name="stdout", text=_verdict_lines(results, lang)),
-                nbformat.v4.new_output("execute_result", data={"text/plain": repr(float(earned))}, execution_count=1),
-            ]
+            cell.outputs = _verdict_outputs(_verdict_lines(results, lang), earned)
             cell.execution_count = 1
     merged = [_kept(c) for c in extra.get("", [])]
     for cell in nb.cells:

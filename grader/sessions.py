@@ -1,0 +1,202 @@
+"""The suites, collected once per process and run again for each submission.
+
+A fresh ``pytest.main`` per grading imports and collects every suite file again, which cost
+more than a third of the trusted side's time per submission in a pool process. Here a pytest
+session is configured and collected once per process (per set of suite files, ``-k`` expression
+and their modification times) and its items are run again for each submission, with pytest's
+own run-test protocol, which supports running an item again (``pytest-rerunfailures`` relies on
+it). The one plugin of the session, :class:`~grader.plugin.GradingPlugin`, is told which
+submission's proxy its ``student`` fixture answers with before each run.
+
+pytest has no public API to keep a session open between runs; ``_prepareconfig`` and
+``_do_configure`` are the two steps ``pytest.main`` takes before it collects (``wrap_session``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from _pytest.assertion.rewrite import assertstate_key
+from _pytest.config import _prepareconfig
+
+from grader.faults import GraderFault
+from grader.plugin import GradingPlugin
+from grader.proxy import StudentProxy
+from grader.reference import Reference
+
+UNUSED_PLUGINS = (
+    "unraisableexception",
+    "threadexception",
+    "logging",
+    "doctest",
+    "junitxml",
+    "pastebin",
+    "faulthandler",
+    "legacypath",
+    "setuponly",
+    "setupplan",
+    "cacheprovider",
+    "stepwise",
+    # The session lives as long as the process: pytest's capture would hold the process's
+    # stdout and stderr for all of it, and its terminal reporter would print into them.
+    "capture",
+    "terminal",
+)
+"""pytest plugins turned off when grading: the suites use no fixture or option of theirs."""
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Run pytest without entry-point plugins and without its output reaching ours."""
+    saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            yield
+    finally:
+        if saved is None:
+            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+        else:
+            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
+
+
+def pytest_args(files: list[Path], scratch: Path, select: str | None) -> list[str]:
+    """pytest on our files only: its own ini (not the project's), no conftest, no cache."""
+    ini = scratch / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    args = [
+        *map(str, files),
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(scratch),
+        "--import-mode=importlib",
+        *(f"-pno:{name}" for name in UNUSED_PLUGINS),
+        "--noconftest",
+        "-W",
+        "ignore::DeprecationWarning",
+    ]
+    return args + (["-k", select] if select else [])
+
+
+@dataclass(frozen=True)
+class Key:
+    """What a collected session depends on: the suite files as they are now, and ``-k``."""
+
+    files: tuple[tuple[str, int, int], ...]
+    hidden: frozenset[str]
+    select: str | None
+
+
+def key_of(files: list[Path], hidden: set[Path], select: str | None) -> Key:
+    stamps = tuple((str(p), (s := p.stat()).st_mtime_ns, s.st_size) for p in files)
+    return Key(stamps, frozenset(str(p) for p in hidden), select)
+
+
+class SuiteSession:
+    """One configured and collected pytest session; :meth:`run` grades one submission."""
+
+    def __init__(self, files: list[Path], hidden: set[Path], select: str | None, scratch: Path) -> None:
+        self.plugin = GradingPlugin(None, None, hidden)
+        _forget_modules(files)
+        with quiet():
+            self.config = _prepareconfig(pytest_args(files, scratch, select), plugins=[self.plugin])
+            # A failing test's traceback is read only when the grader itself failed; pytest's
+            # own style parses every frame's source file to draw it, which made a student's
+            # failing test (every test of an untouched notebook) cost ten times a passing one.
+            # (``--tb`` belongs to the terminal plugin, which is off: the option is set here.)
+            self.config.option.tbstyle = "native"
+            self.session = pytest.Session.from_config(self.config)
+            self.config._do_configure()
+            self.config.hook.pytest_sessionstart(session=self.session)
+            self.config.hook.pytest_collection(session=self.session)
+        _drop_rewrite_hook(self.config)
+        if self.plugin.grader_faults:
+            raise GraderFault(self.plugin.grader_faults[0])
+        self.items = list(self.session.items)
+        for item in self.items:
+            # pytest draws every failed call's traceback into its report; the plugin reads one
+            # only for a grader fault (rare), and draws it then from the exception itself.
+            item.repr_failure = _untraced  # type: ignore[method-assign]
+        if not self.items:
+            raise GraderFault("no test was collected from the suites")
+
+    def run(self, proxy: StudentProxy, reference: Reference | None) -> GradingPlugin:
+        """Every collected test on ``proxy``'s submission; the plugin holds the results.
+        A grader fault stops the run (the plugin's ``grader_faults`` says which)."""
+        self.plugin.begin(proxy, reference)
+        with quiet():
+            for i, item in enumerate(self.items):
+                nextitem = self.items[i + 1] if i + 1 < len(self.items) else None
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+                if self.session.shouldstop:
+                    break
+        return self.plugin
+
+    @property
+    def broken(self) -> bool:
+        """A run stopped half-way (a grader fault): its fixtures' state is not to be reused."""
+        return bool(self.session.shouldstop)
+
+
+def _untraced(excinfo: pytest.ExceptionInfo[BaseException], style: object = None) -> str:
+    """A failed call's long report: the exception's type only (see ``GradingPlugin._failure``,
+    which formats the traceback of a grader fault; drawing one for each of an untouched
+    notebook's 140 failing tests cost ~60 ms a submission)."""
+    return excinfo.typename
+
+
+def _forget_modules(files: list[Path]) -> None:
+    """pytest's importlib mode hands back a module already in ``sys.modules`` for the same
+    path: a suite file changed since it was imported would be collected as it was."""
+    paths = {str(p.resolve()) for p in files}
+    names = {p.name for p in files}  # resolving every module's path cost ~30 ms a session
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if isinstance(origin, str) and os.path.basename(origin) in names and os.path.realpath(origin) in paths:
+            del sys.modules[name]
+
+
+def _drop_rewrite_hook(config: pytest.Config) -> None:
+    """The suites are imported: this session's assertion-rewriting import hook is not needed
+    any more, and left in ``sys.meta_path`` for the life of the process it would rewrite other
+    imports (``pytest.main`` removes it when it unconfigures, which this session never does)."""
+    state = config.stash.get(assertstate_key, None)
+    hook = getattr(state, "hook", None)
+    if hook is not None and hook in sys.meta_path:
+        sys.meta_path.remove(hook)
+
+
+LOCK = threading.RLock()
+"""Held by the runner while it runs a session and reads its plugin: one plugin serves every
+grading of a process, so two threads of one process (a Dask worker with several) take turns."""
+_sessions: dict[Key, SuiteSession] = {}
+_references: dict[Path, Reference] = {}
+
+
+def session_for(files: list[Path], hidden: set[Path], select: str | None, scratch: Path) -> SuiteSession:
+    """This process's collected session for these suites, made on first use."""
+    key = key_of(files, hidden, select)
+    found = _sessions.get(key)
+    if found is None or found.broken:
+        _sessions.clear()  # a suite file changed or a run broke: the old sessions are stale
+        found = _sessions[key] = SuiteSession(files, hidden, select, scratch)
+    return found
+
+
+def reference_for(directory: Path) -> Reference:
+    """This process's reference solution, imported on first use (its functions are pure given
+    their inputs; its scratch files are removed after each grading by ``Reference.close``)."""
+    found = _references.get(directory)
+    if found is None:
+        found = _references[directory] = Reference(directory)
+    return found

@@ -1,0 +1,117 @@
+"""The suites collected once per process and run again per submission; the reference's answers
+computed once per process. Neither may carry anything of one submission into the next."""
+
+import os
+
+import numpy as np
+
+from grader import course, sessions
+from grader.model import Status
+from grader.proxy import StudentProxy
+from grader.reference import Reference, call_key
+from grader.runner import Options, grade
+from grader.sandbox.inside.wire import WireCallable
+from grader.sandbox.limits import Limits
+from grader.submission import prepare
+
+
+def _statuses(report):
+    return {r.name: r.status for r in report.results}
+
+
+def test_one_collected_session_serves_every_grading_of_a_process():
+    grade(course.exercises_dir())
+    kept = dict(sessions._sessions)
+    grade(course.solutions_dir())
+    assert len(kept) == 1
+    assert sessions._sessions == kept  # the same session object, not collected again
+
+
+def test_nothing_of_a_failing_submission_reaches_the_next_one():
+    # Stubs, then the reference, then stubs, in one process and one collected session: each
+    # report is the same as that submission's report on its own.
+    first = grade(course.exercises_dir())
+    solved = grade(course.solutions_dir())
+    again = grade(course.exercises_dir())
+    assert solved.score == solved.max_score
+    assert {r.status for r in solved.results} == {Status.PASSED}
+    assert first.score == again.score == 0
+    assert _statuses(first) == _statuses(again)
+    assert [r.messages for r in first.results] == [r.messages for r in again.results]
+
+
+def test_a_changed_suite_file_is_collected_again(tmp_path):
+    suite = tmp_path / "test_extra.py"
+    suite.write_text("def test_one(student):\n    pass\n")
+    found = sessions.session_for([suite], set(), None, tmp_path)
+    assert sessions.session_for([suite], set(), None, tmp_path) is found
+    suite.write_text("def test_one(student):\n    pass\n\n\ndef test_two(student):\n    pass\n")
+    os.utime(suite, ns=(1, 1))  # a new modification time even on a coarse clock
+    renewed = sessions.session_for([suite], set(), None, tmp_path)
+    assert renewed is not found
+    assert [item.name for item in renewed.items] == ["test_one", "test_two"]
+
+
+def test_a_select_expression_is_a_session_of_its_own():
+    whole = grade(course.solutions_dir())
+    some = grade(course.solutions_dir(), Options(select="zero"))
+    assert 0 < len(some.results) < len(whole.results)
+    assert len(grade(course.solutions_dir()).results) == len(whole.results)
+
+
+def test_a_cached_reference_answer_is_a_copy():
+    reference = Reference(course.solutions_dir())
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    gamma = np.ones(4, dtype=np.float32)
+    first = reference.rmsnorm(x, gamma)
+    first[...] = 0.0  # a test that scribbles on its expected answer
+    second = reference.rmsnorm(x, gamma)
+    assert np.abs(second).max() > 0
+    assert second is not first
+
+
+def test_the_cache_key_tells_every_argument_apart():
+    x = np.zeros((2, 3), dtype=np.float32)
+    keys = [
+        call_key("rmsnorm", (x,), {}),
+        call_key("layernorm", (x,), {}),
+        call_key("rmsnorm", (x.astype(np.float64),), {}),
+        call_key("rmsnorm", (x.reshape(3, 2),), {}),
+        call_key("rmsnorm", (x + 1,), {}),
+        call_key("rmsnorm", (x,), {"eps": 1e-5}),
+        call_key("rmsnorm", (x,), {"eps": 1e-6}),
+        call_key("block", (x, WireCallable("scale", {"factor": 0.5})), {}),
+        call_key("block", (x, WireCallable("scale", {"factor": 0.25})), {}),
+        call_key("block", (x, WireCallable("relu", {"factor": 0.5})), {}),
+    ]
+    assert None not in keys
+    assert len(set(keys)) == len(keys)
+    assert call_key("rmsnorm", (np.array([object()]),), {}) is None  # never keyed on a pointer
+
+
+def test_a_grader_fault_carries_its_traceback_and_the_next_run_starts_clean(tmp_path):
+    # Failed calls keep no drawn traceback (only a grader fault needs one, drawn from the
+    # exception); a run stopped by a fault is not reused.
+    suite = tmp_path / "test_ours.py"
+    suite.write_text("def test_broken(student):\n    return {}['missing_key_in_our_suite']\n")
+    found = sessions.session_for([suite], {suite}, None, tmp_path)  # hidden: our own code
+    plugin = found.run(StudentProxy(prepare(course.solutions_dir()), None, Limits()), None)
+    assert len(plugin.grader_faults) == 1
+    assert "test_ours.py" in plugin.grader_faults[0]
+    assert "KeyError: 'missing_key_in_our_suite'" in plugin.grader_faults[0]
+    assert found.broken
+    assert sessions.session_for([suite], {suite}, None, tmp_path) is not found
+
+
+def test_two_threads_of_one_process_each_get_their_own_report():
+    # A Dask worker may run several gradings in threads of one process: they share the one
+    # collected session and take turns with it.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        stubs = pool.submit(grade, course.exercises_dir())
+        solved = pool.submit(grade, course.solutions_dir())
+        stubs_report, solved_report = stubs.result(), solved.result()
+    assert solved_report.score == solved_report.max_score
+    assert stubs_report.score == 0
+    assert len(stubs_report.results) == len(solved_report.results)
