@@ -29,7 +29,7 @@ class ClassSummary:
     """A class's grading, summed up."""
 
     states: dict[str, int]
-    """Students per outcome: graded, unchanged (graded before), failed (not graded)."""
+    """Students per outcome: graded, re-scored, unchanged (graded before), failed (not graded)."""
     full: int
     """Students with full marks."""
     zero: int
@@ -60,10 +60,11 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
         if report is None or outcome.state is State.FAILED:
             continue
         scored += 1
-        fraction = report.score / report.max_score if report.max_score else 0.0
+        net = max(0.0, report.score - outcome.penalty)  # what the gradebook counts: late penalty taken
+        fraction = net / report.max_score if report.max_score else 0.0
         bins[min(BINS - 1, max(0, int(fraction * BINS)))] += 1
-        full += report.score == report.max_score
-        zero += report.score == 0
+        full += net == report.max_score
+        zero += net == 0
         seconds[outcome.student] = report.seconds
         if report.score > 0:  # an untouched notebook fails everything and says nothing
             attempted += 1
@@ -83,8 +84,9 @@ def summary_text(summary: ClassSummary) -> str:
     the tests failed most often."""
     states = summary.states
     lines = [
-        f"class summary: {states.get('graded', 0)} graded now, {states.get('unchanged', 0)} graded before, "
-        f"{states.get('failed', 0)} not graded; {summary.full} with full marks, {summary.zero} with zero",
+        f"class summary: {states.get('graded', 0)} graded now, {states.get('rescored', 0)} re-scored, "
+        f"{states.get('unchanged', 0)} graded before, {states.get('failed', 0)} not graded; "
+        f"{summary.full} with full marks, {summary.zero} with zero (late penalties taken)",
         "scores (share of the maximum):",
     ]
     widest = max(summary.bins, default=0) or 1

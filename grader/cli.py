@@ -238,6 +238,11 @@ def grade(
     settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox)
     from grader.runner import FINAL
 
+    if not public_only and not course.hidden_tests():
+        raise UsageExit(
+            "this copy of normlab has no hidden tests (it is the student copy): the final grade is given "
+            "where your instructor grades. Run `normlab check` to run the public tests on your work."
+        )
     report = _grade(path, ("public",) if public_only else FINAL, settings, select)
     if not public_only:  # the course's points are for final grades; --public-only is a check
         report = policy.apply(report, settings.policy)
@@ -345,7 +350,10 @@ def autograde(
         students=frozenset(students),
     )
     seen = _echo_class(outcomes)
-    _class_summary(seen, summary_image(root, assignment), assignment)
+    if students:  # a regrade of some students: the class's summary and histogram stay as they were
+        click.echo(f"class summary and histogram not redrawn: only {', '.join(students)} graded in this run")
+    else:
+        _class_summary(seen, summary_image(root, assignment), assignment)
     _finish_class(seen)
 
 

@@ -58,7 +58,7 @@ def test_counts_bins_slowest_and_most_failed():
 
 def test_the_text_draws_one_bar_per_bin_and_names_what_failed():
     text = summary_text(summarize(CLASS))
-    assert "4 graded now, 1 graded before, 1 not graded; 2 with full marks, 1 with zero" in text
+    assert "4 graded now, 0 re-scored, 1 graded before, 1 not graded; 2 with full marks, 1 with zero" in text
     bars = [line for line in text.splitlines() if re.match(r"^\s+\d+-\d+\s*% ", line)]
     assert len(bars) == BINS
     assert bars[-1].endswith("#" * 40 + " 2")  # the tallest bar is the full width
@@ -78,3 +78,14 @@ def test_an_empty_class_is_summed_up_without_failing(tmp_path):
 def test_the_histogram_is_a_png_image(tmp_path):
     path = write_histogram(summarize(CLASS), tmp_path / "feedback" / "scores.png", "lab: 5 students")
     assert path is not None and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_late_penalty_counts_and_re_scored_students_are_counted():
+    """The histogram shows what the gradebook counts: a full-marks notebook zeroed for lateness
+    is a zero; a re-scored student is one of the class."""
+    late = _graded("gus", [True] * 4, 0.1, State.RESCORED)
+    late = StudentOutcome("gus", State.RESCORED, late.score, late.max_score, report=late.report, penalty=late.score)
+    summary = summarize([late, _graded("hal", [True] * 4, 0.1)])
+    assert summary.states == {"rescored": 1, "graded": 1}
+    assert (summary.full, summary.zero, summary.bins[0], summary.bins[-1]) == (1, 1, 1, 1)
+    assert "1 graded now, 1 re-scored, 0 graded before" in summary_text(summary)

@@ -354,3 +354,16 @@ def test_the_serving_contract_choice_is_what_the_reference_inspect_config_report
     part = next(p for p in BANK.question("q5").parts if p.id == "c")
     correct = [o for o in part.options if o.correct]
     assert len(correct) == 1 and correct[0].text["en"].startswith(f"{placement}:")
+
+
+def test_a_ticked_item_under_no_answer_is_refused_not_scored():
+    from grader.faults import GraderFault
+    from grader.integrations.nbgrader.written import page, read_page
+
+    text = page("normlab", "q1", {"ana": "Norms rescale each token.", "carol": ""})
+    ana, carol = text.split("## student: carol")
+    assert read_page(text)[2][1].points == 0
+    with pytest.raises(GraderFault, match=r"carol: rubric items are ticked under '\(no answer\)'"):
+        read_page(ana + "## student: carol" + carol.replace("- [ ] item 1 ", "- [x] item 1 ", 1))
+    marked = read_page(ana.replace("- [ ] item 1 ", "- [x] item 1 ", 1) + "## student: carol" + carol)[2]
+    assert marked[0].student == "ana" and marked[0].points > 0

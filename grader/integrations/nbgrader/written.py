@@ -27,6 +27,8 @@ MARKER = re.compile(r"^<!-- normlab:written (?P<assignment>[\w.-]+) (?P<qid>\w+)
 STUDENT = re.compile(r"^## student: (?P<student>\S+)$", re.MULTILINE)
 BOX = re.compile(r"^- \[(?P<mark>[ xX])\] item (?P<number>\d+)\b", re.MULTILINE)
 NOTEBOOK = "lab"
+NO_ANSWER = "(no answer)"
+"""What the page shows for a blank answer: nothing under it can earn points."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ def page(assignment: str, qid: str, answers: dict[str, str], factor: float = 1.0
     for student, answer in answers.items():
         answer = "" if is_blank(answer) else answer
         lines += ["", f"## student: {student}", ""]
-        lines += [f"> {line}" for line in (answer or "(no answer)").splitlines()]
+        lines += [f"> {line}" for line in (answer or NO_ANSWER).splitlines()]
         lines += [""] + [f"- [ ] item {n} ({item.points:g} pt)" for n, item in enumerate(rubric, start=1)]
     return "\n".join(lines) + "\n"
 
@@ -115,6 +117,9 @@ def read_page(text: str) -> tuple[str, str, list[Marked]]:
         ticked = tuple(int(m.group("number")) for m in BOX.finditer(body) if m.group("mark") != " ")
         if any(not 1 <= n <= len(written.rubric) for n in ticked):
             raise GraderFault(f"{student}: a ticked item is not one of the rubric's {len(written.rubric)}")
+        quoted = [line for line in body.splitlines() if line.startswith("> ")]
+        if ticked and quoted == [f"> {NO_ANSWER}"]:
+            raise GraderFault(f"{student}: rubric items are ticked under {NO_ANSWER!r}; untick them")
         points = sum(written.rubric[n - 1].points for n in set(ticked))
         marked.append(Marked(student, tuple(sorted(set(ticked))), round(points, 6)))
     return marker.group("assignment"), qid, marked
