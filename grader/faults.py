@@ -50,9 +50,11 @@ class StudentRaised(StudentFault):
             # so hidden tests show only the nearest built-in type, if it is one of the few they
             # name; the rest is for public tests.
             shown = [Message("fault.raised", {"function": function, "exc_type": builtin_name(builtin_type)})]
-            private = [Message("fault.exception_text", {"text": f"{exc_type}: {message[:500]}"})]
+            # The traceback ends with the exception's own line: its text alone only without one.
             if traceback:
-                private.append(Message("fault.traceback", {"traceback": traceback}))
+                private = [Message("fault.traceback", {"traceback": traceback})]
+            else:
+                private = [Message("fault.exception_text", {"text": f"{exc_type}: {message[:500]}"})]
         super().__init__(function, shown, private=private)
 
 

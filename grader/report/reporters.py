@@ -59,11 +59,16 @@ def manual_lines(report: Report, lang: str) -> list[str]:
     return lines
 
 
+def suite_names(report: Report, lang: str) -> str:
+    """The suites that ran, in the reader's language ("public + hidden")."""
+    return " + ".join(render(Message(f"suite.{suite}"), lang) for suite in report.suites)
+
+
 def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     """A table per exercise, then each failure's explanation, then the total (and the points
     of written answers still to be graded by hand, when there are some)."""
     out = [
-        render(Message("report.title", {"submission": report.submission, "suites": " + ".join(report.suites)}), lang)
+        render(Message("report.title", {"submission": report.submission, "suites": suite_names(report, lang)}), lang)
     ]
     out.append(isolation_summary(report, lang))
     out += [f"  * {render(note, lang)}" for note in report.notes]
