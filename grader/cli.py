@@ -166,8 +166,9 @@ def _blank_answers(target: Path, lang: str) -> str:
 @click.argument("path", required=False, type=click.Path())
 @common
 def checklist(path: str | None, lang: str | None, require_sandbox: bool | None) -> None:
-    """Check the lesson's artifact checklist (§15) on PATH (default: as for check): the code, the
-    demonstration, the config note, the residual-stream notes and the diagram, as a table.
+    """Check the lesson's artifact checklist (the site's Checklist page) on PATH (default: as for
+    check): the code, the demonstration, the config note, the residual-stream notes and the
+    diagram, as a table.
 
     Exits 1 when an artifact is missing. The hidden tests are not run.
     """
