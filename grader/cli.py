@@ -128,12 +128,12 @@ def check(
     """
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
     target = Path(path) if path else _your_work()
-    report = _grade(str(target), ("public",), settings, select)
+    # The report's title says which folder was checked, in full: the one header line.
+    report = _grade(str(target.resolve()), ("public",), settings, select)
     passed = report.score == report.max_score
     verdict = render(Message("report.check_passed" if passed else "report.check_failed"), settings.lang)
-    checking = render(Message("report.checking", {"path": str(target.resolve())}), settings.lang)
     blanks = _blank_answers(target, settings.lang)
-    _emit(checking + "\n" + reporters.to_text(report, settings.lang) + verdict + "\n" + blanks, output)
+    _emit(reporters.to_text(report, settings.lang) + verdict + "\n" + blanks, output)
     sys.exit(0 if passed else EXIT_FAILED_CHECK)
 
 

@@ -138,7 +138,8 @@ def test_check_without_a_path_grades_the_folder_you_are_in(tmp_path):
     shutil.copytree(ROOT / "exercises", work)
     (work / "rmsnorm.py").write_text((ROOT / "solutions" / "rmsnorm.py").read_text())
     out = run("check", "-k", "rmsnorm", cwd=work)
-    assert f"Checking {work}" in out.stdout and "Total: 4/4" in out.stdout  # the student's rmsnorm, solved
+    assert f"grading {work} (public tests)" in out.stdout and "Total: 4/4" in out.stdout  # theirs, solved
+    assert out.stdout.count(str(work)) == 1  # one header line names the folder
     assert out.returncode == 0, out.stdout + out.stderr
 
 
