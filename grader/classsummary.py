@@ -83,8 +83,9 @@ def summary_text(summary: ClassSummary) -> str:
     """The summary for the terminal: counts, a histogram of '#' bars, the slowest gradings and
     the tests failed most often."""
     states = summary.states
+    rescored = f"{states['rescored']} re-scored, " if states.get("rescored") else ""
     lines = [
-        f"class summary: {states.get('graded', 0)} graded now, {states.get('rescored', 0)} re-scored, "
+        f"class summary: {states.get('graded', 0)} graded now, {rescored}"
         f"{states.get('unchanged', 0)} graded before, {states.get('failed', 0)} not graded; "
         f"{summary.full} with full marks, {summary.zero} with zero (late penalties taken)",
         "scores (share of the maximum):",
