@@ -53,11 +53,17 @@ class Policy:
     def is_default(self) -> bool:
         return not (self.points or self.written or self.drop)
 
+    def as_data(self) -> dict[str, Any]:
+        """The policy as JSON data (what :meth:`from_data` reads back)."""
+        return {"points": dict(self.points), "written": dict(self.written), "drop": sorted(self.drop)}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Policy:
+        return cls(dict(data.get("points", {})), dict(data.get("written", {})), frozenset(data.get("drop", ())))
+
     def fingerprint(self) -> str:
         """Changes exactly when the policy does: part of a student's scoring key."""
-        data = {"points": dict(sorted(self.points.items())), "written": dict(sorted(self.written.items()))}
-        data["drop"] = sorted(self.drop)  # type: ignore[assignment]
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+        return hashlib.sha256(json.dumps(self.as_data(), sort_keys=True).encode()).hexdigest()[:16]
 
     def factor(self, item: str, raw_total: float) -> float:
         """What each of ``item``'s points is multiplied by, its tests totalling ``raw_total``."""

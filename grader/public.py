@@ -177,9 +177,7 @@ class PlainExpected:
         # The answer is looked up by the inputs as the test gave them, before the call can
         # change them in place (which is then the failure to report, not a changed test).
         entry = recorded(self.answers, function.__name__, args, kwargs)
-        before = input_arrays(function, args, kwargs)
-        answer = function(*args, **kwargs)
-        changed = [name for name, (now, then) in before.items() if not np.array_equal(now, then, equal_nan=True)]
+        answer, changed = call_noting_changes(function, args, kwargs)
         if changed:
             raise PlainFailure(
                 f"{function.__name__} modified its input(s) in place ({', '.join(changed)}): compute on a copy "
@@ -217,13 +215,17 @@ class PlainExpected:
             raise PlainFailure("the note should be a few sentences of text")
 
 
-def input_arrays(function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Each array argument by its parameter's name, with a copy of it as it is now."""
+def call_noting_changes(
+    function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, list[str]]:
+    """Call ``function``; its answer, and the array arguments it changed in place (by name)."""
     try:
         bound = inspect.signature(getattr(function, "__wrapped__", function)).bind(*args, **kwargs).arguments
     except (TypeError, ValueError):  # the call will fail on its own: name them by position
         bound = {f"argument {i + 1}": a for i, a in enumerate(args)} | dict(kwargs)
-    return {name: (value, value.copy()) for name, value in bound.items() if isinstance(value, np.ndarray)}
+    before = {name: (value, value.copy()) for name, value in bound.items() if isinstance(value, np.ndarray)}
+    answer = function(*args, **kwargs)
+    return answer, [name for name, (now, then) in before.items() if not np.array_equal(now, then, equal_nan=True)]
 
 
 def _matches(got: Any, candidate: Any) -> bool:

@@ -13,6 +13,7 @@ bank can say which answers are blank but cannot score them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 import tomllib
@@ -83,6 +84,14 @@ class Written:
     prompt: dict[str, str]
     rubric: tuple[RubricItem, ...] = ()
     """Hidden: what a grader looks for, item by item; empty in a public bank."""
+
+    def scaled(self, factor: float) -> Written:
+        """This part at ``factor`` times its points (a course policy's), the rubric keeping its
+        proportions."""
+        from grader.policy import scaled
+
+        rubric = tuple(dataclasses.replace(item, points=scaled(item.points, factor)) for item in self.rubric)
+        return dataclasses.replace(self, points=scaled(self.points, factor), rubric=rubric)
 
 
 @dataclass(frozen=True)

@@ -192,8 +192,8 @@ def form_problems(bank: Bank, answers: Answers) -> list[tuple[str, Message]]:
 
 def _judge_number(part: Part, value: Any) -> tuple[float, list[Message]]:
     number = _as_number(value)
-    if number is None:
-        return 0.0, [Message("question.not_a_number", {"part": part.id})]
+    if number is None:  # judge checked its form first
+        raise ValueError(f"part {part.id}: not a number")
     if part.answer is None or part.tolerance is None:
         raise ValueError(f"part {part.id} has no key: scoring needs the full bank")
     if math.isfinite(number) and abs(number - part.answer) <= part.tolerance + 1e-12 * abs(part.answer):
@@ -202,9 +202,6 @@ def _judge_number(part: Part, value: Any) -> tuple[float, list[Message]]:
 
 
 def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
-    problem = form_problem(part, value)
-    if problem is not None:
-        return 0.0, [problem]
     letters = _letters(value, several=part.kind == "multiple") or []
     if part.kind == "choice":
         if next(o for o in part.options if o.id == letters[0]).correct:
@@ -224,6 +221,9 @@ def judge(part: Part, value: Any) -> tuple[Status, float, list[Message]]:
     """One auto-graded part's status, points and messages for the student's ``value``."""
     if is_blank(value):
         return Status.FAILED, 0.0, [Message("question.blank", {"part": part.id})]
+    problem = form_problem(part, value)
+    if problem is not None:
+        return Status.FAILED, 0.0, [problem]
     if part.kind == "number":
         score, messages = _judge_number(part, value)
     else:

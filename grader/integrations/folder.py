@@ -108,12 +108,7 @@ class FolderPublisher:
 def save_policy(out: Path, course_policy: Policy) -> None:
     """Keep the policy a class was graded under beside its reports, for ``grades.csv`` rewritten
     later (``normlab written import``)."""
-    data = {
-        "points": dict(course_policy.points),
-        "written": dict(course_policy.written),
-        "drop": sorted(course_policy.drop),
-    }
-    write_atomic(out / "normlab" / "policy.json", json.dumps(data, sort_keys=True))
+    write_atomic(out / "normlab" / "policy.json", json.dumps(course_policy.as_data(), sort_keys=True))
 
 
 def saved_policy(out: Path) -> Policy:
@@ -121,7 +116,7 @@ def saved_policy(out: Path) -> Policy:
         data = json.loads((out / "normlab" / "policy.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return Policy()
-    return Policy(data.get("points", {}), data.get("written", {}), frozenset(data.get("drop", ())))
+    return Policy.from_data(data)
 
 
 def scaled_or_none(points: float | None, factor: float) -> float | None:

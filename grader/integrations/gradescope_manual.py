@@ -15,8 +15,6 @@ For the instructor only: the rubric never travels in the bundle or anything a st
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from grader import questions
 from grader.policy import Policy, scaled
 
@@ -65,19 +63,13 @@ def _section(question: questions.Question, written: questions.Written, lang: str
     )
 
 
-def _counted(written: questions.Written, factor: float) -> questions.Written:
-    """A written part at the course policy's points (its rubric keeps its proportions)."""
-    rubric = tuple(replace(item, points=scaled(item.points, factor)) for item in written.rubric)
-    return replace(written, points=scaled(written.points, factor), rubric=rubric)
-
-
 def manual_questions(lang: str = "en", course_policy: Policy | None = None) -> str:
     """The outline of Gradescope manual questions for every written part of the bank, at the
     course policy's points (a dropped question has none)."""
     course_policy = course_policy or Policy()
     bank = questions.load()
     written = [
-        (q, _counted(q.written, course_policy.written_factor(q.id, q.written.points)))
+        (q, q.written.scaled(course_policy.written_factor(q.id, q.written.points)))
         for q in bank.questions
         if q.written is not None and q.id not in course_policy.drop
     ]

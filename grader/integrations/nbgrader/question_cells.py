@@ -104,10 +104,9 @@ def rubric_markdown(course_policy: Policy) -> str:
     for q in bank.questions:
         if q.written is None or q.id in course_policy.drop:
             continue
-        factor = course_policy.written_factor(q.id, q.written.points)
-        total = scaled(q.written.points, factor)
-        out.append(f"## {q.id} ({bank.groups[q.group]['en']}, {total:g} points)\n\n{q.text['en']}")
-        out.append("\n".join(f"- ({scaled(item.points, factor):g} pt) {item.text}" for item in q.written.rubric))
+        written = q.written.scaled(course_policy.written_factor(q.id, q.written.points))
+        out.append(f"## {q.id} ({bank.groups[q.group]['en']}, {written.points:g} points)\n\n{q.text['en']}")
+        out.append("\n".join(f"- ({item.points:g} pt) {item.text}" for item in written.rubric))
     return "\n\n".join(out) + "\n"
 
 

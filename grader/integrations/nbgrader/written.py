@@ -82,9 +82,10 @@ def page(assignment: str, qid: str, answers: dict[str, str], factor: float = 1.0
     question = questions.load().question(qid)
     if question.written is None:
         raise GraderFault(f"{qid} has no written part")
-    rubric = [replace(item, points=scaled(item.points, factor)) for item in question.written.rubric]
+    written = question.written.scaled(factor)
+    rubric = written.rubric
     lines = [
-        f"# {qid}: {question.text['en']} ({scaled(question.written.points, factor):g} points)",
+        f"# {qid}: {question.text['en']} ({written.points:g} points)",
         "",
         f"<!-- normlab:written {assignment} {qid} -->",
         "",
