@@ -208,9 +208,15 @@ def _tree_rss(root: int) -> int:
     return total
 
 
-def timed(name: str, argv: list[str], cwd: Path, on_line: Callable[[str, float], None] | None = None) -> Run:
+def timed(
+    name: str,
+    argv: list[str],
+    cwd: Path,
+    on_line: Callable[[str, float], None] | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> Run:
     """Run ``argv`` to its end; its wall time, CPU (its own and its children's) and peak memory."""
-    env = {**os.environ, "PATH": f"{_bin()}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {**os.environ, "PATH": f"{_bin()}{os.pathsep}{os.environ.get('PATH', '')}", **(extra_env or {})}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -262,10 +268,13 @@ def run_nbgrader(course: Path) -> Run:
     return run
 
 
-def run_normlab(course: Path, jobs: int) -> Run:
-    """``normlab autograde``; a student's latency is their grading's own time (in its report)."""
+def run_normlab(course: Path, jobs: int, warm: bool = True) -> Run:
+    """``normlab autograde``; a student's latency is their grading's own time (in its report).
+    ``warm=False`` starts a fresh sandbox per worker instead of forking it from the slot's zygote."""
     argv = [sys.executable, "-m", "grader", "autograde", ASSIGNMENT, "--course-dir", str(course)]
-    run = timed(f"normlab autograde --jobs {jobs}", [*argv, "--no-progress", "--jobs", str(jobs)], course)
+    name = f"normlab autograde --jobs {jobs}" + ("" if warm else ", cold")
+    extra = {"NORMLAB_WARM_SANDBOX": "1" if warm else "0"}
+    run = timed(name, [*argv, "--no-progress", "--jobs", str(jobs)], course, extra_env=extra)
     reports = (course / "normlab" / ASSIGNMENT / "reports").glob("*.json")
     run.latencies = [float(json.loads(p.read_text())["report"]["seconds"]) for p in reports]
     run.grades = exported(course)
@@ -310,13 +319,16 @@ def measure_class(size: int, jobs: tuple[int, ...], workdir: Path, rounds: int =
     if base.exists():
         shutil.rmtree(base)
     kinds = make_class(base, size)
-    copies = [workdir / name for name in ("nbgrader", *(f"normlab-jobs{j}" for j in jobs))]
+    # The last run is the widest one again with a cold sandbox per worker: what the zygote saves.
+    names = ("nbgrader", *(f"normlab-jobs{j}" for j in jobs), f"normlab-jobs{max(jobs)}-cold")
+    copies = [workdir / name for name in names]
     for copy in copies:
         if copy.exists():
             shutil.rmtree(copy)
         shutil.copytree(base, copy, symlinks=True)
     runs = [run_nbgrader(copies[0])]
-    runs += [run_normlab(copy, j) for copy, j in zip(copies[1:], jobs, strict=True)]
+    runs += [run_normlab(copy, j) for copy, j in zip(copies[1:-1], jobs, strict=True)]
+    runs.append(run_normlab(copies[-1], max(jobs), warm=False))
     honest = [s for s, kind in kinds.items() if kind in HONEST]
     mismatches = [
         f"{student} ({kinds[student]}): {runs[0].grades.get(student)} vs {run.name} {run.grades.get(student)}"
@@ -346,6 +358,9 @@ def report_text(bench: ClassBench) -> str:
     for name, ratio in bench.ratios().items():
         lines.append(f"throughput ratio, {name} / nbgrader autograde: {ratio:.1f}x")
     cpu = bench.runs[0].cpu_seconds / max(min(r.cpu_seconds for r in bench.runs[1:]), 1e-9)
+    cold = bench.runs[-1]
+    warm = next(run for run in bench.runs if run.name == cold.name.removesuffix(", cold"))
+    lines.append(f"warm sandbox (zygote) against a cold one per worker: {cold.seconds / warm.seconds:.2f}x throughput")
     lines.append(f"CPU ratio, nbgrader / best normlab: {cpu:.1f}x")
     grade = statistics.median(bench.grade_seconds)
     lines.append(f"normlab grade, one solved notebook (whole command): median {grade:.2f} s wall")

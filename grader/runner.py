@@ -99,10 +99,13 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
     with contextlib.ExitStack() as cleanup:
         prepared = prepare(submission)
         cleanup.callback(prepared.cleanup)
-        slot = options.slot
-        if slot is None:
-            slot = cleanup.enter_context(slots.claim(options.settings.slot_dir)).number
-        plan = sandbox_policy.plan(prepared.directory, options.settings, slot=slot, baseline=options.baseline)
+        slot, warm = options.slot, False
+        if slot is None:  # a slot this process keeps: its warm sandbox serves the next grading too
+            slot = cleanup.enter_context(slots.lease(options.settings.slot_dir)).number
+            warm = options.settings.warm_sandbox and not options.baseline
+        plan = sandbox_policy.plan(
+            prepared.directory, options.settings, slot=slot, baseline=options.baseline, warm=warm
+        )
         cleanup.callback(plan.cleanup)
         reference = sessions.reference_for(course.solutions_dir()) if hidden else None
         limits = options.settings.limits

@@ -9,7 +9,8 @@ visibility. Nothing else in the grader reads an environment variable.
 
 Environment variables: ``NORMLAB_REQUIRE_SANDBOX`` (1/0), ``NORMLAB_LANG`` (the POSIX locale
 is only a default, below the course file), ``NORMLAB_BWRAP`` (the bubblewrap binary; tests point it at nothing),
-``NORMLAB_UID_BASE`` (the first worker uid), ``NORMLAB_SLOT_DIR`` (where worker slots are
+``NORMLAB_UID_BASE`` (the first worker uid), ``NORMLAB_WARM_SANDBOX`` (1/0: fork workers from a
+warm zygote), ``NORMLAB_SLOT_DIR`` (where worker slots are
 locked), ``NORMLAB_COURSE_FILE`` (a course file for gradings outside a course directory).
 """
 
@@ -52,6 +53,9 @@ class Settings:
     """Language of every message: ``en`` or ``pt-BR``."""
     jobs: int | None = None
     """Gradings at once on this machine (None: one per core)."""
+    warm_sandbox: bool = True
+    """Fork each worker from its slot's warm zygote (``sandbox/zygote.py``) where the slot's
+    emptiness can be checked (as root, with bubblewrap); off: a fresh sandbox per worker."""
     limits: Limits = field(default_factory=Limits)
     bwrap: str | None = None
     """The bubblewrap binary (None: ``bwrap`` on PATH)."""
@@ -94,7 +98,7 @@ def _integer(name: str, value: object, minimum: int) -> int:
     return number
 
 
-GRADING_KEYS = {"require_sandbox", "language", "jobs"}
+GRADING_KEYS = {"require_sandbox", "language", "jobs", "warm_sandbox"}
 LIMIT_KEYS = {f.name for f in dataclasses.fields(Limits)}
 
 
@@ -124,6 +128,8 @@ def _from_course_file(path: Path) -> dict[str, Any]:
         values["lang"] = normalize_language(str(grading["language"]))
     if "jobs" in grading:
         values["jobs"] = _integer("[grading] jobs", grading["jobs"], 1)
+    if "warm_sandbox" in grading:
+        values["warm_sandbox"] = bool(grading["warm_sandbox"])
     if "allowed" in packages:
         allowed = packages["allowed"]
         if not isinstance(allowed, list) or not all(isinstance(p, str) and p.strip() for p in allowed):
@@ -158,6 +164,8 @@ def _from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
         values["require_sandbox"] = _flag("NORMLAB_REQUIRE_SANDBOX", environ["NORMLAB_REQUIRE_SANDBOX"])
     if environ.get("NORMLAB_LANG"):
         values["lang"] = normalize_language(environ["NORMLAB_LANG"])
+    if "NORMLAB_WARM_SANDBOX" in environ:
+        values["warm_sandbox"] = _flag("NORMLAB_WARM_SANDBOX", environ["NORMLAB_WARM_SANDBOX"])
     if environ.get("NORMLAB_BWRAP"):
         values["bwrap"] = environ["NORMLAB_BWRAP"]
     if environ.get("NORMLAB_UID_BASE"):

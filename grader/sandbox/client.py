@@ -23,7 +23,7 @@ from typing import Any
 
 from grader.faults import GraderFault
 from grader.sandbox.inside import protocol
-from grader.sandbox.launch import Launch
+from grader.sandbox.launch import Launch, Process
 from grader.sandbox.limits import Limits
 
 
@@ -54,7 +54,7 @@ class CappedBuffer:
             return (bytes(self.head) + middle.encode() + bytes(self.tail)).decode("utf-8", "replace")
 
 
-def _drain(stream: Any, buffer: CappedBuffer) -> None:
+def drain(stream: Any, buffer: CappedBuffer) -> None:
     """Read a pipe until it closes, so the worker never blocks on a full pipe."""
     try:
         while chunk := stream.read1(65536):
@@ -120,6 +120,64 @@ def _decoded(payload: bytes) -> tuple[FrameKind, Any]:
         return FrameKind.INVALID, f"{type(exc).__name__}: {exc}"
 
 
+def start_process(launch: Launch, fds: list[int], stdout: int, stderr: int) -> subprocess.Popen[bytes]:
+    """Start ``launch``'s command in a session of its own, with ``fds`` passed to it and named
+    as its last arguments (the harness and the zygote read them there)."""
+    argv, passed = [*launch.argv, *map(str, fds)], list(fds)
+    options_r = -1
+    if launch.options:  # the launcher reads its options from a pipe (see Launch.options)
+        if len(launch.options) >= select.PIPE_BUF * 8:  # must fit the pipe before anyone reads it
+            raise GraderFault("the sandbox's options do not fit in a pipe")
+        options_r, options_w = os.pipe()
+        os.write(options_w, launch.options)
+        os.close(options_w)
+        argv[1:1] = ["--args", str(options_r)]
+        passed.append(options_r)
+    try:
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            env=launch.env,
+            cwd="/",
+            pass_fds=tuple(passed),
+            preexec_fn=launch.preexec,
+            start_new_session=True,
+            close_fds=True,
+            user=launch.uid,
+            group=launch.uid,
+            extra_groups=[] if launch.uid is not None else None,
+        )
+    finally:
+        if options_r >= 0:
+            os.close(options_r)
+
+
+class PopenChild:
+    """A worker started as a process of its own (and its session: bubblewrap and the rest)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self.popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.popen.kill()
+        except ProcessLookupError:
+            pass
+        self.popen.wait()
+
+
 class NotebookStopped(Exception):
     """A notebook's cells keep the worker from starting (they stop it or hang) in a way that
     skipping one cell at a time does not mend; the student's fault, for every call."""
@@ -138,7 +196,7 @@ class Worker:
         self.make_launch = make_launch
         self.setup = setup
         self.limits = limits
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.proc: Process | None = None
         self.frames: queue.Queue[tuple[FrameKind, Any]] = queue.Queue(FRAMES_QUEUED)
         self._stop_reading = threading.Event()
         self.launch: Launch | None = None
@@ -163,38 +221,27 @@ class Worker:
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         self._stdout, self._stderr = CappedBuffer(self.limits.output_bytes), CappedBuffer(self.limits.output_bytes)
-        argv, passed = [*launch.argv, str(req_r), str(resp_w)], [req_r, resp_w]
-        if launch.options:  # the launcher reads its options from a pipe (see Launch.options)
-            if len(launch.options) >= select.PIPE_BUF * 8:  # must fit the pipe before anyone reads it
-                raise GraderFault("the sandbox's options do not fit in a pipe")
-            options_r, options_w = os.pipe()
-            os.write(options_w, launch.options)
-            os.close(options_w)
-            argv[1:1] = ["--args", str(options_r)]
-            passed.append(options_r)
-        # The harness learns its two pipe descriptors from its last two arguments.
-        self.proc = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=launch.env,
-            cwd="/",
-            pass_fds=tuple(passed),
-            preexec_fn=launch.preexec,
-            start_new_session=True,
-            close_fds=True,
-            user=launch.uid,
-            group=launch.uid,
-            extra_groups=[] if launch.uid is not None else None,
-        )
-        for fd in passed:
-            os.close(fd)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        child_ends = (req_r, resp_w, out_w, err_w)
+        try:
+            if launch.zygote is not None:  # the warm sandbox forks it (see sandbox/zygote.py)
+                self.proc = launch.zygote.spawn(list(child_ends))
+            else:
+                self.proc = PopenChild(start_process(launch, [req_r, resp_w], stdout=out_w, stderr=err_w))
+        except BaseException:
+            for fd in (req_w, resp_r, out_r, err_r):
+                os.close(fd)
+            raise
+        finally:
+            for fd in child_ends:
+                os.close(fd)
+        streams = (os.fdopen(out_r, "rb"), os.fdopen(err_r, "rb"))
         self._req_w = req_w
         self.frames = queue.Queue(FRAMES_QUEUED)
         self._stop_reading = threading.Event()
-        for stream, buffer in ((self.proc.stdout, self._stdout), (self.proc.stderr, self._stderr)):
-            threading.Thread(target=_drain, args=(stream, buffer), daemon=True).start()
+        for stream, buffer in zip(streams, (self._stdout, self._stderr), strict=True):
+            threading.Thread(target=drain, args=(stream, buffer), daemon=True).start()
         reader = (resp_r, self.frames, self._stop_reading)
         threading.Thread(target=self._read_frames, args=reader, daemon=True).start()
         setup = dict(self.setup, directory=launch.directory)
@@ -277,15 +324,7 @@ class Worker:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.kill()
-        except ProcessLookupError:
-            pass
-        proc.wait()
+        proc.kill()
         if self._req_w >= 0:
             try:
                 os.close(self._req_w)
@@ -340,10 +379,7 @@ class Worker:
         proc = self.proc
         code = None
         if proc is not None:
-            try:
-                code = proc.wait(timeout=max(0.0, min(2.0, deadline - time.monotonic())))
-            except subprocess.TimeoutExpired:
-                code = None
+            code = proc.wait(max(0.0, min(2.0, deadline - time.monotonic())))
         self.kill()
         return Reply(ReplyKind.DIED, returncode=code, importing=importing, stderr=self._stderr.text())
 

@@ -113,8 +113,11 @@ def diagnose(settings: Settings) -> list[LayerStatus]:
     directory.chmod(0o755)
     (directory / "probe.py").write_text(PROBE)
     (directory / "probe.py").chmod(0o644)
-    slot = slots.claim(settings.slot_dir)
-    plan = policy.plan(directory, settings, slot=slot.number)
+    lease = slots.lease(settings.slot_dir)
+    slot = lease.__enter__()
+    # The same start as a grading's: forked from the slot's warm zygote where gradings are.
+    plan = policy.plan(directory, settings, slot=slot.number, warm=settings.warm_sandbox)
+    warm = plan.launcher().zygote is not None
     worker = Worker(plan.launcher, {"modules": {"probe": "probe", "sleep": "probe"}, "single": None}, limits)
     try:
         reply = worker.call("probe", [_secrets()], {}, seconds=30.0)
@@ -124,7 +127,7 @@ def diagnose(settings: Settings) -> list[LayerStatus]:
     finally:
         worker.close()
         plan.cleanup()
-        slot.release()
+        lease.__exit__(None, None, None)
         shutil.rmtree(directory, ignore_errors=True)
     if reply.kind is not ReplyKind.ANSWER or reply.message.get("status") != "ok":
         detail = f"the probe did not answer: {reply.kind.value} {reply.message.get('status')} {reply.stderr[-500:]}"
@@ -139,5 +142,7 @@ def diagnose(settings: Settings) -> list[LayerStatus]:
             statuses.append(LayerStatus(name, False, plan.missing[name]))
         else:
             active, detail = _judge(name, seen, limits, os.getpid())
+            if name == "process" and warm:
+                detail += "; forked from the slot's warm zygote, the slot checked empty after it"
             statuses.append(LayerStatus(name, active, detail))
     return statuses

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from grader.sandbox.limits import PINNED_THREADS, Limits, die_with_parent
 
@@ -32,6 +33,23 @@ PACKAGE_DIR = INSIDE_DIR.parent.parent
 SANDBOX_INSIDE = "/normlab/inside"
 SANDBOX_SUBMISSION = "/submission"
 SANDBOX_TMP = "/tmp"
+
+
+class Process(Protocol):
+    """A running worker, however it was started."""
+
+    def wait(self, timeout: float) -> int | None:
+        """Its return code if it ends within ``timeout`` s, else None."""
+
+    def kill(self) -> None:
+        """Kill it and everything it started, and reap it; safe to call twice."""
+
+
+class Spawner(Protocol):
+    """What forks workers in a sandbox that is already running (``zygote.Zygote``)."""
+
+    def spawn(self, fds: list[int]) -> Process:
+        """A worker serving on ``fds``: requests, responses, stdout, stderr."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +69,8 @@ class Launch:
     """Options for the launcher (bubblewrap's) handed over on a pipe, NUL-separated, instead of
     on its command line: the command line is ``/proc/1/cmdline`` inside the sandbox, and the
     options name host paths (the submission's temporary copy, the hidden directories)."""
+    zygote: Spawner | None = None
+    """The warm sandbox that forks this worker; None: ``argv`` is started for it."""
 
 
 SANDBOX_ENV = "/normlab/env"
@@ -80,15 +100,16 @@ def clean_env(scratch: str) -> dict[str, str]:
     return variables | {"MPLBACKEND": "Agg", **PINNED_THREADS}
 
 
-def python_argv(inside_dir: str, python: str) -> list[str]:
-    """The worker's command: the ``inside`` package's harness, imported by its package name.
+def python_argv(inside_dir: str, python: str, entry: str = "harness") -> list[str]:
+    """The worker's command: the ``inside`` package's harness (or the warm sandbox's zygote,
+    ``entry``), imported by its package name.
 
     -I: no user site, no PYTHON* variables, no script or current directory on sys.path, so the
     one directory the boot line adds (the one holding ``inside``) is the only one we chose;
     -B: never write .pyc files next to the student's modules.
     """
     parent, name = os.path.split(inside_dir.rstrip("/"))
-    boot = f"import sys; sys.path.insert(0, {parent!r}); from {name}.harness import main; main()"
+    boot = f"import sys; sys.path.insert(0, {parent!r}); from {name}.{entry} import main; main()"
     return [python, "-I", "-B", "-X", "faulthandler", "-c", boot]
 
 
@@ -220,6 +241,7 @@ def bwrap_launch(
     uid: int | None,
     seccomp: bytes | None,
     bwrap: str,
+    entry: str = "harness",
 ) -> Launch:
     """The process launch, inside bubblewrap. ``uid`` is used only when running as root."""
     options = [*NAMESPACE_FLAGS]
@@ -230,7 +252,7 @@ def bwrap_launch(
         options += ["--setenv", key, value]
     options += [*_view_flags(submission_dir, limits, interpreter), "--"]
     command = [*DROP_PRIVILEGES, f"--reuid={uid}", f"--regid={uid}"] if os.geteuid() == 0 and uid is not None else []
-    command += python_argv(SANDBOX_INSIDE, interpreter.python_inside())
+    command += python_argv(SANDBOX_INSIDE, interpreter.python_inside(), entry)
 
     grader = os.getpid()
 

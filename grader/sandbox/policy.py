@@ -32,8 +32,9 @@ from functools import cache
 from pathlib import Path
 
 from grader.faults import GraderFault
-from grader.sandbox import environment, seccomp
+from grader.sandbox import environment, seccomp, slots, zygote
 from grader.sandbox.launch import (
+    SANDBOX_SUBMISSION,
     SYSTEM_VIEW,
     Interpreter,
     Launch,
@@ -142,6 +143,35 @@ class Plan:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
+def _warm_launcher(
+    prepared_dir: Path,
+    settings: Settings,
+    python: Interpreter,
+    bwrap: str,
+    slot_uid: tuple[int, int],
+    program: bytes | None,
+) -> Callable[[], Launch]:
+    """Workers forked by slot ``slot``'s zygote, which sees the submission in the slot's box."""
+    _, uid = slot_uid
+    warm = zygote.warm_slot(uid, settings.slot_dir or slots.default_directory())
+    warm.fill(prepared_dir)
+    start = bwrap_launch(warm.box, settings.limits, python, uid=uid, seccomp=None, bwrap=bwrap, entry="zygote")
+    cold = bwrap_launch(warm.box, settings.limits, python, uid=uid, seccomp=program, bwrap=bwrap)
+
+    def launcher() -> Launch:
+        try:
+            spawner = warm.zygote_for(start, settings.limits)
+        except zygote.Unavailable:  # the uid is busy with processes not ours: no warm start
+            return cold
+        return Launch(argv=[], env={}, preexec=_nothing, directory=SANDBOX_SUBMISSION, seccomp=program, zygote=spawner)
+
+    return launcher
+
+
+def _nothing() -> None:
+    """No preparation: a forked worker is started by its zygote, not by us."""
+
+
 def missing_layers(m: Machine, python: Interpreter, *, baseline: bool = False) -> dict[str, str]:
     """The optional layers this machine cannot provide, each with the reason and the remedy."""
     if baseline:
@@ -168,11 +198,13 @@ def missing_layers(m: Machine, python: Interpreter, *, baseline: bool = False) -
     return missing
 
 
-def plan(prepared_dir: Path, settings: Settings, *, slot: int, baseline: bool = False) -> Plan:
+def plan(prepared_dir: Path, settings: Settings, *, slot: int, baseline: bool = False, warm: bool = False) -> Plan:
     """The strongest isolation available here for the submission copied to ``prepared_dir``,
     for worker slot ``slot`` (its uid is ``settings.uid_base + slot``).
 
-    ``baseline=True`` gives the process-only launch (for measuring the sandbox's overhead).
+    ``baseline=True`` gives the process-only launch (for measuring the sandbox's overhead);
+    ``warm=True`` forks the workers from the slot's zygote, which this process keeps while it
+    holds the slot (``slots.lease``), when the machine allows it.
     """
     m = machine(settings.bwrap)
     python = grader_interpreter() if baseline else interpreter(settings.packages)
@@ -185,6 +217,9 @@ def plan(prepared_dir: Path, settings: Settings, *, slot: int, baseline: bool = 
     program = m.seccomp_filter if "seccomp" not in missing else None
     layers = BASE_LAYERS + tuple(layer for layer in OPTIONAL_LAYERS if layer not in missing)
     if "namespaces" not in missing and m.bwrap is not None:
+        if warm and uid is not None:  # the slot's emptiness can be checked: see zygote.py
+            launcher = _warm_launcher(prepared_dir, settings, python, m.bwrap, (slot, uid), program)
+            return Plan(launcher=launcher, layers=layers, missing=missing, scratch=None, uid=uid)
         launch = bwrap_launch(prepared_dir, settings.limits, python, uid=uid, seccomp=program, bwrap=m.bwrap)
         return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=None, uid=uid or os.geteuid())
     scratch = Path(tempfile.mkdtemp(prefix="normlab-scratch-"))

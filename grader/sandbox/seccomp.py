@@ -3,7 +3,9 @@
 The worker's harness loads it (``prctl(PR_SET_SECCOMP)``) after importing numpy and before
 importing any student code. From then on the process and its threads cannot create
 processes, execute programs, open sockets, signal other processes, trace, mount, change
-namespaces or load kernel objects: those calls fail with ``EPERM``. Threads stay allowed
+namespaces, load kernel objects or make IPC objects that outlive them (System V shared memory,
+semaphores and message queues, POSIX message queues; the warm sandbox's next worker would
+find them): those calls fail with ``EPERM``. Threads stay allowed
 (``clone`` with ``CLONE_THREAD``); ``clone3`` fails with ``ENOSYS`` so that glibc falls back
 to ``clone``, whose flags a classic filter can inspect.
 
@@ -90,6 +92,10 @@ ARCHES = {
             "open_tree": 428,
             "mount_setattr": 442,
             "quotactl": 179,
+            "mq_open": 240,
+            "shmget": 29,
+            "semget": 64,
+            "msgget": 68,
         },
     },
     "aarch64": {
@@ -145,6 +151,10 @@ ARCHES = {
             "open_tree": 428,
             "mount_setattr": 442,
             "quotactl": 60,
+            "mq_open": 180,
+            "shmget": 194,
+            "semget": 190,
+            "msgget": 186,
         },
     },
 }

@@ -13,10 +13,13 @@ or owned by someone else is refused, so another user cannot steer which slot we 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import stat
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from grader.faults import GraderFault
@@ -71,3 +74,27 @@ def claim(directory: Path | None = None, count: int = MAX_SLOTS) -> Slot:
             continue
         return Slot(number, fd)
     raise GraderFault(f"all {count} worker slots of this host are in use ({folder})")
+
+
+_HELD: dict[Path, list[Slot]] = {}
+"""Slots this process holds between two of its gradings, by lock directory: a slot's warm
+sandbox (``zygote.py``) lives only while the process that started it holds the slot."""
+_HELD_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def lease(directory: Path | None = None, count: int = MAX_SLOTS) -> Iterator[Slot]:
+    """A slot for one grading: one this process already holds and is not using, else a newly
+    claimed one. It stays held when the grading ends (the process's exit frees it), so the
+    next grading in this process finds the slot's warm sandbox ready."""
+    folder = directory or default_directory()
+    with _HELD_LOCK:
+        idle = _HELD.setdefault(folder, [])
+        slot = idle.pop() if idle else None
+    if slot is None:
+        slot = claim(folder, count)
+    try:
+        yield slot
+    finally:
+        with _HELD_LOCK:
+            _HELD[folder].append(slot)

@@ -140,7 +140,13 @@ def call(sub: Submission, request: dict[str, Any], scratch: str) -> dict[str, An
 
 def main() -> None:
     # The grader passes the request and response pipe descriptors as the last two arguments.
-    channel = Channel(int(sys.argv[-2]), int(sys.argv[-1]))
+    serve(int(sys.argv[-2]), int(sys.argv[-1]))
+
+
+def serve(requests: int, responses: int) -> None:
+    """Serve one submission on the two pipes until the grader closes its end; never returns.
+    Run by ``main`` in a fresh interpreter, or in a child forked by the warm sandbox's zygote."""
+    channel = Channel(requests, responses)
     setup = channel.receive()
     sub = Submission(channel, setup["directory"], setup["modules"], setup.get("single"))
     scratch = tempfile.mkdtemp(prefix="normlab-")
