@@ -41,10 +41,38 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _is_worker(pid: int, parent: int) -> bool:
+    """A worker started cold (the harness), or one forked by a warm sandbox's zygote (the
+    zygote's command line, under a parent with the same one)."""
+    command = _cmdline(pid)
+    if b"python" not in command.split(b"\0")[0]:  # bubblewrap's own command line names them too
+        return False
+    return b"inside.harness" in command or (b"inside.zygote" in command and command == _cmdline(parent))
+
+
+def _has_worker(pid: int) -> bool:
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        for child in _children(parent):
+            if _is_worker(child, parent):
+                return True
+            todo.append(child)
+    return False
+
+
 def _busy_pool_processes() -> list[int]:
-    """Pool processes of this test process that are grading: those with a worker of their own."""
-    pool = [p for p in _children(os.getpid()) if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()]
-    return [p for p in pool if _children(p)]
+    """Pool processes of this test process that are grading: those with a worker below them (an
+    idle one may keep its slot's warm sandbox, which is not a worker)."""
+    pool = [p for p in _children(os.getpid()) if b"spawn_main" in _cmdline(p)]
+    return [p for p in pool if _has_worker(p)]
 
 
 def _kill_busy(times: int, stop: threading.Event) -> None:

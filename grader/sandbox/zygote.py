@@ -70,20 +70,27 @@ class Unavailable(Exception):
 
 
 def _processes_of(uid: int) -> list[int]:
-    """Host processes whose real, effective, saved or file-system uid is ``uid``."""
+    """Host processes whose real, effective, saved or file-system uid is ``uid`` (read from
+    ``status``: the zygote and its workers are not dumpable, so their ``/proc`` entries are
+    owned by root whatever their uid)."""
+    wanted = str(uid).encode()
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
-            status = Path(f"/proc/{name}/status").read_text()
+            fd = os.open(f"/proc/{name}/status", os.O_RDONLY)
         except OSError:  # it ended while we looked
             continue
-        for line in status.splitlines():
-            if line.startswith("Uid:"):
-                if str(uid) in line.split()[1:]:
-                    found.append(int(name))
-                break
+        try:
+            head = os.read(fd, 1024)  # the Uid line is the ninth, well inside this
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        start = head.find(b"\nUid:")
+        if start >= 0 and wanted in head[start + 5 : head.find(b"\n", start + 1)].split():
+            found.append(int(name))
     return found
 
 
@@ -257,21 +264,27 @@ class Zygote:
     # -- the slot between workers -------------------------------------------------------------
 
     def check_empty(self) -> None:
-        """Wipe the sandbox's /tmp, then check the slot holds nothing of a finished worker."""
-        if not self.healthy or self.proc.poll() is not None:
-            raise SlotNotEmpty("the zygote has ended")
+        """After a worker: wipe the sandbox's /tmp, then check the slot holds nothing of it."""
+        self.check_unchanged()
         root = Path(f"/proc/{self.host_pid}/root")
         inside = {int(n) for n in os.listdir(root / "proc") if n.isdigit()}
         if inside - {1, self.inner_pid}:
             raise SlotNotEmpty(f"processes left in the sandbox: {sorted(inside - {1, self.inner_pid})}")
-        host = _processes_of(self.uid)
-        if host != [self.host_pid]:
-            raise SlotNotEmpty(f"processes of uid {self.uid} left on the host: {host}")
         _wipe(root / "tmp")
         if left := os.listdir(root / "tmp"):
             raise SlotNotEmpty(f"files left in /tmp: {len(left)}")
         if objects := _sysv_objects(self.host_pid):
             raise SlotNotEmpty(f"System V IPC objects left: {len(objects)}")
+
+    def check_unchanged(self) -> None:
+        """Before a worker too: the zygote runs, is the uid's only process on the host (a worker
+        cannot leave its PID namespace, but another grader may share the uid), and nothing
+        changed its limits or scheduling since it started."""
+        if not self.healthy or self.proc.poll() is not None:
+            raise SlotNotEmpty("the zygote has ended")
+        host = _processes_of(self.uid)
+        if host != [self.host_pid]:
+            raise SlotNotEmpty(f"processes of uid {self.uid} on the host besides the zygote: {host}")
         if _scheduling(self.host_pid) != self.baseline:
             raise SlotNotEmpty("the zygote's limits, priority or affinity were changed")
 
@@ -321,7 +334,7 @@ class WarmSlot:
             self.zygote.close()  # its own CPU time counts against the rlimit it lives under
         if self.zygote is not None and key == self.key:
             try:
-                self.zygote.check_empty()  # whatever happened since its last worker ended
+                self.zygote.check_unchanged()  # whatever happened since its last worker ended
             except SlotNotEmpty as exc:
                 self.zygote.problem = str(exc)
                 self.zygote.close()
