@@ -215,3 +215,16 @@ def test_gradings_in_one_process_share_the_slots_zygote_and_agree_with_cold_ones
     scores = {tuple((r.name, r.score) for r in report.results) for report in [*warm, cold]}
     assert len(scores) == 1
     assert any(s.zygote is not None and s.zygote.healthy for s in zygote._SLOTS.values())
+
+
+def test_the_zygote_outlives_the_thread_that_first_needed_it(slot):
+    """Dask grades in threads that may end: the sandbox's parent-death signal follows the thread
+    that started it, so a zygote started for a thread that has ended must still serve."""
+    seen: list[dict] = []
+    thread = threading.Thread(target=lambda: seen.append(slot.call(LEAVER, "look")))
+    thread.start()
+    thread.join()
+    warm = slot.zygote
+    assert seen and warm is not None and warm.healthy
+    again = slot.call(LEAVER, "look")
+    assert slot.zygote is warm and warm.healthy and again["tmp"] == []

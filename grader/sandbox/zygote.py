@@ -36,6 +36,7 @@ import stat
 import subprocess
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -192,7 +193,11 @@ class Zygote:
         self.stderr = CappedBuffer(64 << 10)
         err_r, err_w = os.pipe()
         try:
-            self.proc = start_process(launch, [theirs.fileno()], stdout=subprocess.DEVNULL, stderr=err_w)
+            # Started from the process's own starter thread: the sandbox gets its parent-death
+            # signal when the thread that started it ends, and a grading thread (Dask's) may
+            # end while a later grading of this process still uses the zygote.
+            started = _STARTER.submit(start_process, launch, [theirs.fileno()], subprocess.DEVNULL, err_w)
+            self.proc = started.result()
         finally:
             theirs.close()
             os.close(err_w)
@@ -351,6 +356,8 @@ class WarmSlot:
         shutil.rmtree(self.box, ignore_errors=True)
 
 
+_STARTER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="normlab-zygote-starter")
+"""One thread, alive as long as the process, that starts every zygote of this process."""
 _SLOTS: dict[int, WarmSlot] = {}
 _SLOTS_LOCK = threading.Lock()
 
