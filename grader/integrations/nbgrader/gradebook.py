@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import json
 import os
 import sys
@@ -223,11 +224,14 @@ def _submission_rows(gb: Any, assignment: str, student: str, timestamp: str | No
 
 
 def _set_grades(submission: Any, scores: dict[str, float], answered: set[str]) -> None:
-    """The submission's grades, one per grade cell of each notebook (nbgrader made them),
-    read with one query per notebook: ``gb.find_grade`` runs a five-table join per cell."""
+    """The submission's grades, one per grade and task cell of each notebook (nbgrader made
+    them). The cells are read with two queries per notebook and the grades with one (not one
+    lazy load per grade, each flushing the session first: ~40 queries a student)."""
+    cells = {c.id: c for nb in submission.assignment.notebooks for c in [*nb.grade_cells, *nb.task_cells]}
     for notebook in submission.notebooks:
         for grade in notebook.grades:
-            name = grade.cell.name
+            cell = cells[grade.cell_id]
+            name = cell.name
             if name in scores:
                 grade.auto_score = scores[name]
                 grade.needs_manual_grade = grade.manual_score is not None
@@ -235,7 +239,7 @@ def _set_grades(submission: Any, scores: dict[str, float], answered: set[str]) -
                 # A written answer: nothing to autograde; flag it for formgrader if given.
                 grade.auto_score = None if name in answered else 0.0
                 # (a 0-point answer, a question the course's policy dropped, is not asked for)
-                most = getattr(grade.cell, "max_score", None)
+                most = getattr(cell, "max_score", None)
                 worth = most is None or float(most) > 0
                 grade.needs_manual_grade = name in answered and grade.manual_score is None and worth
 
@@ -314,10 +318,17 @@ def read_student_notebook(path: Path | None) -> dict[str, Any]:
         return {"cells": []}
 
 
-def _released_answers(released: nbformat.NotebookNode) -> set[str]:
+def _released_answers(released: nbformat.NotebookNode) -> frozenset[str]:
     """The ``answers_<id>`` names the released answers cells assign (cells without metadata)."""
-    names = (_answers_name(c.source) for c in released.cells if c.cell_type == "code")
-    return {name for name in names if name is not None}
+    return _assigned_answers(tuple(c.source for c in released.cells if c.cell_type == "code"))
+
+
+@functools.lru_cache(maxsize=4)
+def _assigned_answers(sources: tuple[str, ...]) -> frozenset[str]:
+    # The released notebook is the same for every student of a run: parsing each of its code
+    # cells three times a student cost more than a third of the autograded notebook's time.
+    names = (_answers_name(source) for source in sources)
+    return frozenset(name for name in names if name is not None)
 
 
 def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, list[Cell]]:
