@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib
+import io
+import pickle
 import shutil
 import sys
 import tempfile
@@ -46,36 +48,59 @@ CACHED_CALLS = 8192
 ones for every submission (the suites' inputs come from fixed seeds)."""
 
 
-def _digest(value: Any, h: Any) -> bool:
-    """Feed ``value`` into the hash ``h``; False when it is not a value to key a cache on."""
-    if isinstance(value, np.ndarray):
-        if value.dtype.hasobject:
-            return False
-        h.update(repr(("array", value.dtype.str, value.shape)).encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-        return True
-    if isinstance(value, WireCallable):
-        h.update(repr(("callable", value.kind)).encode())
-        return _digest(value.params, h)
-    if isinstance(value, WireFile):
-        h.update(repr(("file", value.name, value.text)).encode())
-        return True
-    if isinstance(value, dict):
-        h.update(repr(("dict", len(value))).encode())
-        return all(_digest(k, h) and _digest(v, h) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        h.update(repr((type(value).__name__, len(value))).encode())
-        return all(_digest(v, h) for v in value)
-    if value is None or isinstance(value, (bool, int, float, str, np.generic)):
-        h.update(repr((type(value).__name__, value)).encode())
-        return True
-    return False
+class _Unkeyable(Exception):
+    """An argument that is not data to key a cache on."""
+
+
+class _Array:
+    """Stands for an array in a call's key: its dtype, shape and bytes in C order."""
+
+
+class _Scalar:
+    """Stands for a numpy scalar in a call's key: its dtype and bytes."""
+
+
+class _Callable:
+    """Stands for a sublayer description in a call's key: its kind and parameters."""
+
+
+class _File:
+    """Stands for a file argument in a call's key: its name and text."""
+
+
+_MARKS = (_Array, _Scalar, _Callable, _File)
+_PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes, list, tuple, dict})
+
+
+class _KeyPickler(pickle.Pickler):
+    """Pickles a call's arguments as the material of its key. The containers and plain values
+    are written by pickle's own C code (walking them in Python cost more than computing some
+    answers); every other value comes through :meth:`reducer_override`, which writes the data
+    types the suites pass as their data and refuses anything else (an object array holds
+    pointers; an unknown object may pickle only part of what the reference would see)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) in _PLAIN or any(obj is mark for mark in _MARKS):
+            return NotImplemented  # pickle's own format (a mark: by its name)
+        if isinstance(obj, np.ndarray) and not obj.dtype.hasobject:
+            return _Array, (obj.dtype.str, obj.shape, np.ascontiguousarray(obj).tobytes())
+        if isinstance(obj, np.generic) and not obj.dtype.hasobject:
+            return _Scalar, (obj.dtype.str, obj.tobytes())
+        if isinstance(obj, WireCallable):
+            return _Callable, (obj.kind, obj.params)
+        if isinstance(obj, WireFile):
+            return _File, (obj.name, obj.text)
+        raise _Unkeyable(type(obj).__name__)
 
 
 def call_key(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes | None:
     """A digest of one reference call, or None when an argument cannot be keyed."""
-    h = hashlib.blake2b(name.encode(), digest_size=20)
-    return h.digest() if _digest(list(args), h) and _digest(kwargs, h) else None
+    buffer = io.BytesIO()
+    try:
+        _KeyPickler(buffer, protocol=4).dump((name, list(args), kwargs))
+    except (_Unkeyable, pickle.PicklingError, TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.blake2b(buffer.getbuffer(), digest_size=20).digest()
 
 
 class Reference:
