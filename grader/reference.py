@@ -12,6 +12,7 @@ import copy
 import hashlib
 import importlib
 import io
+import os
 import pickle
 import shutil
 import sys
@@ -103,6 +104,61 @@ def call_key(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes 
     return hashlib.blake2b(buffer.getbuffer(), digest_size=20).digest()
 
 
+class AnswerFile:
+    """A process's reference answers kept on disk for the next process, so that a one-off
+    ``normlab grade`` (or a pool process's first grading) does not compute them again (~0.2 s of
+    a grading's CPU). The answers hold hidden values: the file lives beside the hidden suites
+    (``suites/__pycache__``, left out of the student copy and of the wheel like the suites'
+    compiled files), readable by its owner only. Its name is a digest of everything an answer
+    depends on (the reference solution's files, how arguments are rebuilt, the interpreter and
+    numpy versions): a change to any of them reads no stale answer. Any problem reading or
+    writing it only means the answers are computed, as without it."""
+
+    def __init__(self, directory: Path, solutions: Path) -> None:
+        self.directory = directory
+        self.path = directory / f"reference-answers-{_identity(solutions)}.pickle"
+
+    def load(self) -> dict[bytes, Any]:
+        try:
+            with self.path.open("rb") as handle:
+                info = os.fstat(handle.fileno())
+                if info.st_uid != os.getuid() or info.st_mode & 0o022:
+                    return {}  # written by someone else, or writable by others: not ours to trust
+                answers = pickle.load(handle)
+        except Exception:  # absent, torn or unreadable: computed again
+            return {}
+        ok = isinstance(answers, dict) and all(isinstance(k, bytes) for k in answers)
+        return answers if ok else {}
+
+    def save(self, answers: dict[bytes, Any]) -> None:
+        tmp = None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            for stale in self.directory.glob("reference-answers-*.pickle"):
+                if stale != self.path:
+                    stale.unlink(missing_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".reference-answers-", suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(answers, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except Exception:  # a read-only install, a full disk: the next process computes them
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+
+
+def _identity(solutions: Path) -> str:
+    """A digest of what the reference answers depend on (see :class:`AnswerFile`)."""
+    h = hashlib.blake2b(repr((sys.version, np.__version__)).encode(), digest_size=16)
+    named = [(p.name, p) for p in (Path(__file__), Path(callables.__file__))]
+    files = sorted(p for p in solutions.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    named += [(p.relative_to(solutions).as_posix(), p) for p in files]
+    for name, path in named:
+        data = path.read_bytes()
+        h.update(repr((name, len(data))).encode())
+        h.update(data)
+    return h.hexdigest()
+
+
 class Reference:
     """Calls the reference the way the student proxy calls the student.
 
@@ -110,12 +166,14 @@ class Reference:
     functions and file arguments become real files, exactly as in the worker.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, kept: AnswerFile | None = None) -> None:
         self._functions = _import_solutions(directory)
         self._scratch_dir: Path | None = None
-        self._answers: dict[bytes, Any] = {}
+        self._kept = kept
+        self._answers: dict[bytes, Any] = kept.load() if kept is not None else {}
         """Answers by :func:`call_key`: the reference is a pure function of its inputs, so each
         is computed once per process, not once per submission; copies are handed out."""
+        self._saved = len(self._answers)
 
     @property
     def _scratch(self) -> Path:
@@ -162,7 +220,11 @@ class Reference:
         return call
 
     def close(self) -> None:
-        """Remove the scratch files written for file arguments (they hold hidden inputs)."""
+        """Remove the scratch files written for file arguments (they hold hidden inputs); keep
+        the answers for the next process if this grading computed new ones."""
         if self._scratch_dir is not None:
             shutil.rmtree(self._scratch_dir, ignore_errors=True)
             self._scratch_dir = None
+        if self._kept is not None and len(self._answers) > self._saved:
+            self._kept.save(self._answers)
+            self._saved = len(self._answers)
