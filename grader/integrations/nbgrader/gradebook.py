@@ -422,8 +422,11 @@ def _verdict_lines(results: list[CheckResult], lang: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@functools.lru_cache(maxsize=1024)
 def _answers_name(source: str) -> str | None:
-    """The ``answers_<id>`` a released answers cell assigns, if it is one."""
+    """The ``answers_<id>`` a released answers cell assigns, if it is one. (Asked of each of a
+    student's code cells by three steps of the autograded notebook, five parses a cell: each
+    source is parsed once. A source that does not parse is asked again, as before.)"""
     try:
         tree = ast.parse(source)
     except SyntaxError:
