@@ -8,9 +8,9 @@ feedback pages). Per student, in three steps:
 
 1. grade the submission and store the report atomically under ``<work>/reports/``;
 2. publish it;
-3. mark the student done with the hash of what was graded, and scored with the scoring key
-   (what the score depends on beyond the verdicts: the course's grading policy, and the
-   publisher's terms such as a due date and a late policy).
+3. mark the student scored with the scoring key (what the score depends on beyond the
+   verdicts: the course's grading policy, and the publisher's terms such as a due date and a
+   late policy), then done with the hash of what was graded.
 
 The store keeps the suites' own points; the course's policy (``grader/policy.py``) is applied
 when a report is published.
@@ -228,8 +228,11 @@ def _publish(run: ClassRun, submitted: Submitted, report: Report, state: State =
         key = run.scoring_key(submitted)
         report = run.counted(report)
         penalty = run.publisher.publish(submitted, report)
-        write_atomic(run._done(submitted.student), submitted.key)
+        # Done is written last: a run killed between the two writes leaves a student not done
+        # (published again from the stored report), never done without its scoring key (which
+        # the next run would take for new terms and re-score).
         write_atomic(run._scored(submitted.student), key)
+        write_atomic(run._done(submitted.student), submitted.key)
     except Exception as exc:  # one student's publication never stops the others
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
     return StudentOutcome(submitted.student, state, report.score, report.max_score, penalty=penalty, report=report)

@@ -120,7 +120,7 @@ def cell_source(cell: dict[str, Any]) -> str:
     """A cell's source as one string (nbformat allows a string or a list of lines)."""
     src = cell.get("source", "")
     if isinstance(src, list):
-        src = "".join(str(s) for s in src)
+        src = "".join(map(str, src))
     return str(src)
 
 

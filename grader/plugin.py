@@ -67,6 +67,7 @@ class GradingPlugin:
         self.called: dict[str, frozenset[str]] = {}
         """The student's functions each test called (to tell where a failure may come from)."""
         self._started: dict[str, float] = {}
+        self._current: discovery.FixtureContext | None = None
 
     @property
     def proxy(self) -> StudentProxy:
@@ -81,28 +82,37 @@ class GradingPlugin:
             self.proxy, self._reference, discovery.seed(Path(str(item.path)).stem, item.name)
         )
 
+    @property
+    def context(self) -> discovery.FixtureContext:
+        """The running test's context, made in :meth:`pytest_runtest_setup`. The fixtures take
+        it from here, not from pytest's ``request``: each request of ``request`` builds a
+        fixture definition of its own (a signature inspection), ~400 a submission."""
+        if self._current is None:
+            raise GraderFault("a fixture was set up outside a test's setup")
+        return self._current
+
     @pytest.fixture
-    def student(self, request: pytest.FixtureRequest) -> Any:
+    def student(self) -> Any:
         self.proxy.take_output()
         self.proxy.answers = 0
         self.proxy.called.clear()
-        return discovery.FIXTURES["student"](self._context(request.node))
+        return discovery.FIXTURES["student"](self.context)
 
     @pytest.fixture
-    def reference(self, request: pytest.FixtureRequest) -> Any:
-        return discovery.FIXTURES["reference"](self._context(request.node))
+    def reference(self) -> Any:
+        return discovery.FIXTURES["reference"](self.context)
 
     @pytest.fixture
-    def sublayer(self, request: pytest.FixtureRequest) -> Any:
-        return discovery.FIXTURES["sublayer"](self._context(request.node))
+    def sublayer(self) -> Any:
+        return discovery.FIXTURES["sublayer"](self.context)
 
     @pytest.fixture
-    def expected(self, request: pytest.FixtureRequest) -> Any:
-        return discovery.FIXTURES["expected"](self._context(request.node))
+    def expected(self) -> Any:
+        return discovery.FIXTURES["expected"](self.context)
 
     @pytest.fixture
-    def rng(self, request: pytest.FixtureRequest) -> Any:
-        return discovery.FIXTURES["rng"](self._context(request.node))
+    def rng(self) -> Any:
+        return discovery.FIXTURES["rng"](self.context)
 
     # -- collection --------------------------------------------------------------------------
 
@@ -130,9 +140,11 @@ class GradingPlugin:
 
     # -- running -----------------------------------------------------------------------------
 
+    @pytest.hookimpl(tryfirst=True)  # before pytest's own, which sets up the test's fixtures
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         meta = self.meta[_key(item)]
         checks.set_hidden(meta.visibility is Visibility.HIDDEN)
+        self._current = self._context(item)
         self._started[_key(item)] = time.monotonic()
 
     @pytest.hookimpl(hookwrapper=True)

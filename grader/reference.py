@@ -11,6 +11,9 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib
+import io
+import os
+import pickle
 import shutil
 import sys
 import tempfile
@@ -46,36 +49,114 @@ CACHED_CALLS = 8192
 ones for every submission (the suites' inputs come from fixed seeds)."""
 
 
-def _digest(value: Any, h: Any) -> bool:
-    """Feed ``value`` into the hash ``h``; False when it is not a value to key a cache on."""
-    if isinstance(value, np.ndarray):
-        if value.dtype.hasobject:
-            return False
-        h.update(repr(("array", value.dtype.str, value.shape)).encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-        return True
-    if isinstance(value, WireCallable):
-        h.update(repr(("callable", value.kind)).encode())
-        return _digest(value.params, h)
-    if isinstance(value, WireFile):
-        h.update(repr(("file", value.name, value.text)).encode())
-        return True
-    if isinstance(value, dict):
-        h.update(repr(("dict", len(value))).encode())
-        return all(_digest(k, h) and _digest(v, h) for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        h.update(repr((type(value).__name__, len(value))).encode())
-        return all(_digest(v, h) for v in value)
-    if value is None or isinstance(value, (bool, int, float, str, np.generic)):
-        h.update(repr((type(value).__name__, value)).encode())
-        return True
-    return False
+class _Unkeyable(Exception):
+    """An argument that is not data to key a cache on."""
+
+
+class _Array:
+    """Stands for an array in a call's key: its dtype, shape and bytes in C order."""
+
+
+class _Scalar:
+    """Stands for a numpy scalar in a call's key: its dtype and bytes."""
+
+
+class _Callable:
+    """Stands for a sublayer description in a call's key: its kind and parameters."""
+
+
+class _File:
+    """Stands for a file argument in a call's key: its name and text."""
+
+
+_MARKS = (_Array, _Scalar, _Callable, _File)
+_PLAIN = frozenset({type(None), bool, int, float, complex, str, bytes, list, tuple, dict})
+
+
+class _KeyPickler(pickle.Pickler):
+    """Pickles a call's arguments as the material of its key. The containers and plain values
+    are written by pickle's own C code (walking them in Python cost more than computing some
+    answers); every other value comes through :meth:`reducer_override`, which writes the data
+    types the suites pass as their data and refuses anything else (an object array holds
+    pointers; an unknown object may pickle only part of what the reference would see)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) in _PLAIN or any(obj is mark for mark in _MARKS):
+            return NotImplemented  # pickle's own format (a mark: by its name)
+        if isinstance(obj, np.ndarray) and not obj.dtype.hasobject:
+            return _Array, (obj.dtype.str, obj.shape, np.ascontiguousarray(obj).tobytes())
+        if isinstance(obj, np.generic) and not obj.dtype.hasobject:
+            return _Scalar, (obj.dtype.str, obj.tobytes())
+        if isinstance(obj, WireCallable):
+            return _Callable, (obj.kind, obj.params)
+        if isinstance(obj, WireFile):
+            return _File, (obj.name, obj.text)
+        raise _Unkeyable(type(obj).__name__)
 
 
 def call_key(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes | None:
     """A digest of one reference call, or None when an argument cannot be keyed."""
-    h = hashlib.blake2b(name.encode(), digest_size=20)
-    return h.digest() if _digest(list(args), h) and _digest(kwargs, h) else None
+    buffer = io.BytesIO()
+    try:
+        _KeyPickler(buffer, protocol=4).dump((name, list(args), kwargs))
+    except (_Unkeyable, pickle.PicklingError, TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.blake2b(buffer.getbuffer(), digest_size=20).digest()
+
+
+class AnswerFile:
+    """A process's reference answers kept on disk for the next process, so that a one-off
+    ``normlab grade`` (or a pool process's first grading) does not compute them again (~0.2 s of
+    a grading's CPU). The answers hold hidden values: the file lives beside the hidden suites
+    (``suites/__pycache__``, left out of the student copy and of the wheel like the suites'
+    compiled files), readable by its owner only. Its name is a digest of everything an answer
+    depends on (the reference solution's files, how arguments are rebuilt, the interpreter and
+    numpy versions): a change to any of them reads no stale answer. Any problem reading or
+    writing it only means the answers are computed, as without it."""
+
+    def __init__(self, directory: Path, solutions: Path) -> None:
+        self.directory = directory
+        self.path = directory / f"reference-answers-{_identity(solutions)}.pickle"
+
+    def load(self) -> dict[bytes, Any]:
+        try:
+            with self.path.open("rb") as handle:
+                info = os.fstat(handle.fileno())
+                if info.st_uid != os.getuid() or info.st_mode & 0o022:
+                    return {}  # written by someone else, or writable by others: not ours to trust
+                answers = pickle.load(handle)
+        except Exception:  # absent, torn or unreadable: computed again
+            return {}
+        ok = isinstance(answers, dict) and all(isinstance(k, bytes) for k in answers)
+        return answers if ok else {}
+
+    def save(self, answers: dict[bytes, Any]) -> None:
+        tmp = None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            for stale in self.directory.glob("reference-answers-*.pickle"):
+                if stale != self.path:
+                    stale.unlink(missing_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".reference-answers-", suffix=".tmp")
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(answers, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except Exception:  # a read-only install, a full disk: the next process computes them
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+
+
+def _identity(solutions: Path) -> str:
+    """A digest of what the reference answers depend on (see :class:`AnswerFile`)."""
+    h = hashlib.blake2b(repr((sys.version, np.__version__)).encode(), digest_size=16)
+    named = [(p.name, p) for p in (Path(__file__), Path(callables.__file__))]
+    files = sorted(p for p in solutions.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    named += [(p.relative_to(solutions).as_posix(), p) for p in files]
+    for name, path in named:
+        data = path.read_bytes()
+        h.update(repr((name, len(data))).encode())
+        h.update(data)
+    return h.hexdigest()
 
 
 class Reference:
@@ -85,12 +166,14 @@ class Reference:
     functions and file arguments become real files, exactly as in the worker.
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, kept: AnswerFile | None = None) -> None:
         self._functions = _import_solutions(directory)
         self._scratch_dir: Path | None = None
-        self._answers: dict[bytes, Any] = {}
+        self._kept = kept
+        self._answers: dict[bytes, Any] = kept.load() if kept is not None else {}
         """Answers by :func:`call_key`: the reference is a pure function of its inputs, so each
         is computed once per process, not once per submission; copies are handed out."""
+        self._saved = len(self._answers)
 
     @property
     def _scratch(self) -> Path:
@@ -137,7 +220,11 @@ class Reference:
         return call
 
     def close(self) -> None:
-        """Remove the scratch files written for file arguments (they hold hidden inputs)."""
+        """Remove the scratch files written for file arguments (they hold hidden inputs); keep
+        the answers for the next process if this grading computed new ones."""
         if self._scratch_dir is not None:
             shutil.rmtree(self._scratch_dir, ignore_errors=True)
             self._scratch_dir = None
+        if self._kept is not None and len(self._answers) > self._saved:
+            self._kept.save(self._answers)
+            self._saved = len(self._answers)

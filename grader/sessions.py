@@ -27,10 +27,11 @@ import pytest
 from _pytest.assertion.rewrite import assertstate_key
 from _pytest.config import _prepareconfig
 
+from grader import course
 from grader.faults import GraderFault
 from grader.plugin import GradingPlugin
 from grader.proxy import StudentProxy
-from grader.reference import Reference
+from grader.reference import AnswerFile, Reference
 
 UNUSED_PLUGINS = (
     "unraisableexception",
@@ -195,8 +196,10 @@ def session_for(files: list[Path], hidden: set[Path], select: str | None, scratc
 
 def reference_for(directory: Path) -> Reference:
     """This process's reference solution, imported on first use (its functions are pure given
-    their inputs; its scratch files are removed after each grading by ``Reference.close``)."""
+    their inputs; its scratch files are removed after each grading by ``Reference.close``),
+    with the answers an earlier process kept beside the hidden suites."""
     found = _references.get(directory)
     if found is None:
-        found = _references[directory] = Reference(directory)
+        kept = AnswerFile(course.suites_dir() / "__pycache__", directory)
+        found = _references[directory] = Reference(directory, kept)
     return found

@@ -436,6 +436,42 @@ def test_a_new_due_date_or_policy_rescores_without_grading_again(late):
     assert {p.name: p.stat().st_mtime_ns for p in reports.iterdir()} == stamps  # the sandbox never ran again
 
 
+FAILING_LATE_POLICY = """
+from nbgrader.plugins import LateSubmissionPlugin
+
+
+class Failing(LateSubmissionPlugin):
+    def late_submission_penalty(self, student_id, score, total_seconds_late):
+        raise RuntimeError("the course's late policy failed")
+"""
+
+
+def test_a_student_whose_rows_fail_half_way_leaves_none_and_the_run_goes_on(course, tmp_path, monkeypatch):
+    # The course's own late-policy plugin fails for a late student, after that student's grades
+    # are written: none of the student's rows may stay, and the next student is written through
+    # the same open gradebook.
+    from nbgrader.api import Gradebook
+
+    from grader.integrations.nbgrader.gradebook import ClassGradebook, course_config
+    from grader.model import Report
+
+    base = tmp_path / "course"
+    shutil.copytree(course, base)
+    (base / "failing_late_policy.py").write_text(FAILING_LATE_POLICY)
+    monkeypatch.syspath_prepend(str(base))
+    _set_policy(base, 'c.AssignLatePenalties.plugin_class = "failing_late_policy.Failing"')
+    nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", DUE, cwd=base)
+    report = Report(submission="lab.ipynb", results=(), suites=("public", "hidden"))
+    with ClassGradebook(course_config(base)) as book:
+        with pytest.raises(RuntimeError, match="late policy failed"):
+            book.record(ASSIGNMENT, "late", report, set(), "2026-11-21 10:00:00 UTC")
+        assert book.record(ASSIGNMENT, "ontime", report, set(), "2026-11-20 10:00:00 UTC") == 0
+    with Gradebook(f"sqlite:///{base / 'gradebook.db'}") as gb:
+        assert "late" not in {s.id for s in gb.students}
+        grades = [g for nb in gb.find_submission(ASSIGNMENT, "ontime").notebooks for g in nb.grades]
+        assert grades and all(g.auto_score == 0.0 for g in grades)  # nothing answered: every cell scored 0
+
+
 def test_one_student_is_regraded_on_request(late):
     base, _, _ = late
     reports = base / "normlab" / ASSIGNMENT / "reports"

@@ -2,13 +2,14 @@
 computed once per process. Neither may carry anything of one submission into the next."""
 
 import os
+import shutil
 
 import numpy as np
 
 from grader import course, sessions
 from grader.model import Status
 from grader.proxy import StudentProxy
-from grader.reference import Reference, call_key
+from grader.reference import AnswerFile, Reference, call_key
 from grader.runner import Options, grade
 from grader.sandbox.inside.wire import WireCallable
 from grader.sandbox.limits import Limits
@@ -87,6 +88,31 @@ def test_the_cache_key_tells_every_argument_apart():
     assert None not in keys
     assert len(set(keys)) == len(keys)
     assert call_key("rmsnorm", (np.array([object()]),), {}) is None  # never keyed on a pointer
+
+
+def test_kept_answers_serve_the_next_process_and_only_for_the_same_solution(tmp_path):
+    x = np.random.default_rng(0).standard_normal((3, 8))
+    gamma = np.ones(8)
+    kept = AnswerFile(tmp_path / "kept", course.solutions_dir())
+    first = Reference(course.solutions_dir(), kept)
+    answer = first.rmsnorm(x, gamma)
+    first.close()
+    assert kept.path.is_file() and kept.path.stat().st_mode & 0o077 == 0  # hidden values: its owner's only
+    assert np.array_equal(kept.load()[call_key("rmsnorm", (x, gamma), {})], answer)
+    # A solution that differs in one file keeps its answers under another name.
+    changed = tmp_path / "solutions"
+    shutil.copytree(course.solutions_dir(), changed, ignore=shutil.ignore_patterns("__pycache__"))
+    (changed / "rmsnorm.py").write_text((changed / "rmsnorm.py").read_text() + "\n# changed\n")
+    assert AnswerFile(tmp_path / "kept", changed).load() == {}
+    assert AnswerFile(tmp_path / "kept", course.solutions_dir()).load() != {}
+    # Answers anyone else could have written are not read.
+    kept.path.chmod(0o666)
+    assert kept.load() == {}
+
+
+def test_the_kept_answers_live_with_the_hidden_suites():
+    kept = sessions.reference_for(course.solutions_dir())._kept
+    assert kept is not None and kept.path.parent.parent == course.suites_dir()  # never in a student's copy
 
 
 def test_a_grader_fault_carries_its_traceback_and_the_next_run_starts_clean(tmp_path):

@@ -168,7 +168,16 @@ class NbgraderPublisher:
                 f"{self.course.assignment}`); normlab autograde then re-scores every student without grading again"
             )
         self.config = gradebook.course_config(self.course.root)
-        self.terms, self.extensions = gradebook.scoring_state(self.config, self.course.assignment)
+        # One gradebook for the run (see ClassGradebook); ``close`` ends it.
+        self.gradebook = gradebook.ClassGradebook(self.config)
+        try:
+            self.terms, self.extensions = self.gradebook.scoring_state(self.course.assignment)
+        except BaseException:
+            self.gradebook.close()
+            raise
+
+    def close(self) -> None:
+        self.gradebook.close()
 
     def scoring_key(self, submitted: Submitted) -> str:
         """The due date, the late policy, this student's extension and hand-in time."""
@@ -186,7 +195,7 @@ class NbgraderPublisher:
         course, student = self.course, submitted.student
         student_nb = gradebook.read_student_notebook(submitted.path)
         answered = gradebook.answered_cells(self.released, student_nb)
-        penalty = gradebook.record(self.config, course.assignment, student, report, answered, submitted.timestamp)
+        penalty = self.gradebook.record(course.assignment, student, report, answered, submitted.timestamp)
         page = feedback_html(
             report,
             student=student,
@@ -232,6 +241,9 @@ def autograde(
     with tempfile.TemporaryDirectory(prefix="normlab-staging-") as staging:
         course = NbgraderCourse(course_dir.resolve(), assignment, Path(staging))
         publisher = NbgraderPublisher(course, options.settings.lang, options.settings.policy)
-        run = ClassRun(course, publisher, options, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
-        run = replace(run, students=students)
-        yield from grade_class(run)
+        try:
+            run = ClassRun(course, publisher, options, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
+            run = replace(run, students=students)
+            yield from grade_class(run)
+        finally:
+            publisher.close()

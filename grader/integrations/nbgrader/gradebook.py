@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import json
 import os
 import sys
@@ -110,46 +111,137 @@ def cell_scores(report: Report) -> dict[str, float]:
     return {cell: round(sum(r.score for r in results), DIGITS) for cell, results in results_by_cell(report).items()}
 
 
-def record(
-    config: CourseConfig, assignment: str, student: str, report: Report, answered: set[str], timestamp: str | None
-) -> float:
-    """Write one student's grades into the gradebook (idempotent), then apply the course's late
-    policy as ``nbgrader autograde`` does; returns the late penalty (0 when on time)."""
-    from nbgrader.api import Gradebook, MissingEntry
+class ClassGradebook:
+    """The course's gradebook (:class:`nbgrader.api.Gradebook`), open for one class run.
+
+    Opening one builds a SQLAlchemy engine and checks every table of the schema; a run opens it
+    once, not once per student. Each student's rows (the student, the submission, its grades
+    and the late penalty) are written in one transaction, committed as that student is
+    published: a run killed at any point has every published student in the gradebook, and
+    none half-written."""
+
+    def __init__(self, config: CourseConfig) -> None:
+        from nbgrader.api import Gradebook
+
+        _ensure_alembic_on_path()
+        self.config = config
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=Warning)
+            self.gb: Any = Gradebook(config.db_url, config.course_id)
+
+    def close(self) -> None:
+        self.gb.close()
+
+    def __enter__(self) -> ClassGradebook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def scoring_state(self, assignment: str) -> tuple[str, dict[str, str]]:
+        """What scores depend on beyond the verdicts: the assignment's due date and the course's
+        late policy (one text for the class), and each student's extension. A change re-scores."""
+        from nbgrader.api import MissingEntry
+
+        policy = {
+            name: repr(sorted((key, repr(value)) for key, value in self.config.config.get(name, {}).items()))
+            for name in ("AssignLatePenalties", "LateSubmissionPlugin")
+        }
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=Warning)
+            try:
+                stored = self.gb.find_assignment(assignment)
+                # No extension reads the same before a student's first grading and after it.
+                extensions = {s.student.id: repr(s.extension) for s in stored.submissions if s.extension is not None}
+                return repr((policy, repr(stored.duedate))), extensions
+            except MissingEntry:
+                return repr(policy), {}
+            finally:
+                self.gb.db.rollback()  # the read ends here: no transaction stays open until the first student
+
+    def record(self, assignment: str, student: str, report: Report, answered: set[str], timestamp: str | None) -> float:
+        """Write one student's grades (idempotent), then apply the course's late policy as
+        ``nbgrader autograde`` does, in one transaction; returns the late penalty (0 when on time)."""
+        scores = cell_scores(report)
+        db = self.gb.db
+        # nbgrader's own models trigger SQLAlchemy autoflush warnings.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=Warning)
+            try:
+                submission = _submission_rows(self.gb, assignment, student, timestamp)
+                _set_grades(submission, scores, answered)
+                db.flush()
+                # A notebook's score is an SQL expression over its grades: read again, with these.
+                db.expire_all()
+                penalty = _late_penalty(self.gb, self.config, assignment, student)
+                db.commit()
+            except BaseException:
+                db.rollback()  # nothing of this student is written; the next student starts clean
+                raise
+        return penalty
+
+
+def _submission_rows(gb: Any, assignment: str, student: str, timestamp: str | None) -> Any:
+    """The student's submission of ``assignment``, created (with the student) if new, as
+    nbgrader's ``update_or_create_student`` and ``update_or_create_submission`` make them
+    but without their commits: one grade row per grade and task cell, one comment row per
+    solution and task cell."""
+    from nbgrader.api import Comment, Grade, MissingEntry, Student, SubmittedAssignment, SubmittedNotebook
     from nbgrader.utils import parse_utc
 
-    _ensure_alembic_on_path()
-    scores = cell_scores(report)
-    # nbgrader's own update_or_create_submission triggers SQLAlchemy autoflush warnings.
-    with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
-        warnings.simplefilter("ignore", category=Warning)
-        try:
-            gb.find_assignment(assignment)
-        except MissingEntry:
-            raise GraderFault(
-                f"assignment {assignment!r} is not in the gradebook: run `nbgrader generate_assignment {assignment}` "
-                "in the course directory first"
-            ) from None
-        gb.update_or_create_student(student)
-        when = {"timestamp": parse_utc(timestamp)} if timestamp else {}
-        submission = gb.update_or_create_submission(assignment, student, **when)
-        # The submission's grades, one per grade cell of each notebook (nbgrader made them),
-        # read with one query per notebook: ``gb.find_grade`` runs a five-table join per cell.
-        for notebook in submission.notebooks:
-            for grade in notebook.grades:
-                name = grade.cell.name
-                if name in scores:
-                    grade.auto_score = scores[name]
-                    grade.needs_manual_grade = grade.manual_score is not None
-                else:
-                    # A written answer: nothing to autograde; flag it for formgrader if given.
-                    grade.auto_score = None if name in answered else 0.0
-                    # (a 0-point answer, a question the course's policy dropped, is not asked for)
-                    most = getattr(grade.cell, "max_score", None)
-                    worth = most is None or float(most) > 0
-                    grade.needs_manual_grade = name in answered and grade.manual_score is None and worth
-        gb.db.commit()
-        return _late_penalty(gb, config, assignment, student)
+    try:
+        stored = gb.find_assignment(assignment)
+    except MissingEntry:
+        raise GraderFault(
+            f"assignment {assignment!r} is not in the gradebook: run `nbgrader generate_assignment {assignment}` "
+            "in the course directory first"
+        ) from None
+    try:
+        owner = gb.find_student(student)
+    except MissingEntry:
+        owner = Student(id=student)
+        gb.db.add(owner)
+    when = {"timestamp": parse_utc(timestamp)} if timestamp else {}
+    try:
+        submission = gb.find_submission(assignment, student)
+    except MissingEntry:
+        submission = SubmittedAssignment(assignment=stored, student=owner, **when)
+        for notebook in stored.notebooks:
+            nb = SubmittedNotebook(notebook=notebook, assignment=submission)
+            for cell in notebook.grade_cells:
+                Grade(cell_id=cell.id, notebook=nb)
+            for cell in [*notebook.solution_cells, *notebook.task_cells]:
+                Comment(cell_id=cell.id, notebook=nb)
+            for cell in notebook.task_cells:
+                Grade(cell_id=cell.id, notebook=nb)
+        gb.db.add(submission)
+        gb.db.flush()
+        gb.db.expire_all()  # a new grade knows its cell by id only: load the cells
+        return gb.find_submission(assignment, student)
+    for name, value in when.items():
+        setattr(submission, name, value)
+    return submission
+
+
+def _set_grades(submission: Any, scores: dict[str, float], answered: set[str]) -> None:
+    """The submission's grades, one per grade and task cell of each notebook (nbgrader made
+    them). The cells are read with two queries per notebook and the grades with one (not one
+    lazy load per grade, each flushing the session first: ~40 queries a student)."""
+    cells = {c.id: c for nb in submission.assignment.notebooks for c in [*nb.grade_cells, *nb.task_cells]}
+    for notebook in submission.notebooks:
+        for grade in notebook.grades:
+            cell = cells[grade.cell_id]
+            name = cell.name
+            if name in scores:
+                grade.auto_score = scores[name]
+                grade.needs_manual_grade = grade.manual_score is not None
+            else:
+                # A written answer: nothing to autograde; flag it for formgrader if given.
+                grade.auto_score = None if name in answered else 0.0
+                # (a 0-point answer, a question the course's policy dropped, is not asked for)
+                most = getattr(cell, "max_score", None)
+                worth = most is None or float(most) > 0
+                grade.needs_manual_grade = name in answered and grade.manual_score is None and worth
 
 
 def _late_penalty(gb: Any, config: CourseConfig, assignment: str, student: str) -> float:
@@ -171,29 +263,7 @@ def _late_penalty(gb: Any, config: CourseConfig, assignment: str, student: str) 
             if penalty is not None:
                 notebook.late_submission_penalty = assigner._check_late_penalty(notebook, penalty)
                 total += float(notebook.late_submission_penalty)
-    gb.db.commit()
     return total
-
-
-def scoring_state(config: CourseConfig, assignment: str) -> tuple[str, dict[str, str]]:
-    """What scores depend on beyond the verdicts: the assignment's due date and the course's
-    late policy (one text for the class), and each student's extension. A change re-scores."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    policy = {
-        name: repr(sorted((key, repr(value)) for key, value in config.config.get(name, {}).items()))
-        for name in ("AssignLatePenalties", "LateSubmissionPlugin")
-    }
-    _ensure_alembic_on_path()
-    with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
-        warnings.simplefilter("ignore", category=Warning)
-        try:
-            stored = gb.find_assignment(assignment)
-        except MissingEntry:
-            return repr(policy), {}
-        # No extension reads the same before a student's first grading and after it.
-        extensions = {s.student.id: repr(s.extension) for s in stored.submissions if s.extension is not None}
-        return repr((policy, repr(stored.duedate))), extensions
 
 
 # -- the autograded notebook --------------------------------------------------------------------
@@ -248,10 +318,17 @@ def read_student_notebook(path: Path | None) -> dict[str, Any]:
         return {"cells": []}
 
 
-def _released_answers(released: nbformat.NotebookNode) -> set[str]:
+def _released_answers(released: nbformat.NotebookNode) -> frozenset[str]:
     """The ``answers_<id>`` names the released answers cells assign (cells without metadata)."""
-    names = (_answers_name(c.source) for c in released.cells if c.cell_type == "code")
-    return {name for name in names if name is not None}
+    return _assigned_answers(tuple(c.source for c in released.cells if c.cell_type == "code"))
+
+
+@functools.lru_cache(maxsize=4)
+def _assigned_answers(sources: tuple[str, ...]) -> frozenset[str]:
+    # The released notebook is the same for every student of a run: parsing each of its code
+    # cells three times a student cost more than a third of the autograded notebook's time.
+    names = (_answers_name(source) for source in sources)
+    return frozenset(name for name in names if name is not None)
 
 
 def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, list[Cell]]:
@@ -345,8 +422,11 @@ def _verdict_lines(results: list[CheckResult], lang: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+@functools.lru_cache(maxsize=1024)
 def _answers_name(source: str) -> str | None:
-    """The ``answers_<id>`` a released answers cell assigns, if it is one."""
+    """The ``answers_<id>`` a released answers cell assigns, if it is one. (Asked of each of a
+    student's code cells by three steps of the autograded notebook, five parses a cell: each
+    source is parsed once. A source that does not parse is asked again, as before.)"""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -416,11 +496,10 @@ def with_feedback(nb: nbformat.NotebookNode, page: str) -> nbformat.NotebookNode
 
 
 __all__ = [
+    "ClassGradebook",
     "autograded_notebook",
     "cell_scores",
     "course_config",
     "parse_utc",
-    "record",
-    "scoring_state",
     "with_feedback",
 ]
