@@ -16,7 +16,6 @@ import json
 import os
 import random
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.cpumeter import CpuMeter
 from grader.faults import GraderFault
 
 ASSIGNMENT = "normlab"
@@ -167,11 +167,13 @@ class Run:
     name: str
     seconds: float
     cpu_seconds: float
-    """User + system CPU of the command and every process it waited for."""
+    """User + system CPU of the command and every process it started (see ``cpu_method``)."""
     peak_bytes: int
     """The largest total resident memory of the command's process tree, sampled every 50 ms."""
     latencies: list[float] = field(default_factory=list)
     grades: dict[str, float] = field(default_factory=dict)
+    cpu_method: str = ""
+    """How ``cpu_seconds`` was counted (a control group, or getrusage, which misses workers)."""
 
     def summary(self, size: int) -> dict[str, float]:
         lat = sorted(self.latencies) or [float("nan")]
@@ -215,11 +217,14 @@ def timed(
     on_line: Callable[[str, float], None] | None = None,
     extra_env: dict[str, str] | None = None,
 ) -> Run:
-    """Run ``argv`` to its end; its wall time, CPU (its own and its children's) and peak memory."""
+    """Run ``argv`` to its end; its wall time, CPU (its own and every process it starts, see
+    ``cpumeter.py``) and peak memory."""
     env = {**os.environ, "PATH": f"{_bin()}{os.pathsep}{os.environ.get('PATH', '')}", **(extra_env or {})}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    meter = CpuMeter()
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=meter.join
+    )
     peak = [0]
     done = threading.Event()
 
@@ -237,9 +242,9 @@ def timed(
     seconds = time.perf_counter() - started
     done.set()
     sampler.join()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Run(name, seconds, cpu, peak[0])
+    cpu, method = meter.seconds(), meter.method
+    meter.close()
+    return Run(name, seconds, cpu, peak[0], cpu_method=method)
 
 
 def exported(course: Path) -> dict[str, float]:
@@ -362,6 +367,7 @@ def report_text(bench: ClassBench) -> str:
     warm = next(run for run in bench.runs if run.name == cold.name.removesuffix(", cold"))
     lines.append(f"warm sandbox (zygote) against a cold one per worker: {cold.seconds / warm.seconds:.2f}x throughput")
     lines.append(f"CPU ratio, nbgrader / best normlab: {cpu:.1f}x")
+    lines.append(f"CPU counted with {bench.runs[0].cpu_method}")
     grade = statistics.median(bench.grade_seconds)
     lines.append(f"normlab grade, one solved notebook (whole command): median {grade:.2f} s wall")
     honest = sum(kind in HONEST for kind in bench.kinds.values())

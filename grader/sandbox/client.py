@@ -107,6 +107,8 @@ class Reply:
     """The notebook cell that was running when the worker stopped, while it started."""
 
 
+CLOSE_SECONDS = 0.5
+"""How long a worker whose requests have ended has to exit before it is killed."""
 FRAMES_QUEUED = 4
 """Raw frames read ahead of the call that wants them; with the frame cap, this bounds what a
 flood of forged frames can hold in memory."""
@@ -332,7 +334,16 @@ class Worker:
                 pass
             self._req_w = -1
 
-    close = kill
+    def close(self) -> None:
+        """End the worker when its submission is done: it exits by itself once its request pipe
+        closes, so the CPU it used is accounted to the grading (a killed sandbox's is lost to
+        ``getrusage``); one that does not exit at once is killed."""
+        proc = self.proc
+        if proc is not None and self._req_w >= 0:
+            os.close(self._req_w)
+            self._req_w = -1
+            proc.wait(CLOSE_SECONDS)
+        self.kill()
 
     # -- calls -----------------------------------------------------------------------------
 
