@@ -37,12 +37,14 @@ runs the tests in the student's kernel, where they can be defeated)."""
 KINDS = (*HONEST, "crashing", "adversarial")
 MIX = {"solved": 40, "partly": 30, "untouched": 18, "slow": 4, "crashing": 4, "adversarial": 4}
 """Percent of the class of each kind."""
-# 5 ms a call: gradient_path calls rmsnorm about 200 times per call, so a whole notebook is
-# seconds slower than the reference while each call stays inside the calibrated limit (3 s).
+# 2 ms a call: gradient_path on the lesson's setup calls rmsnorm about 600 times, so a whole
+# notebook is seconds slower than the reference while each call stays well inside the
+# calibrated limit (3 s). At 5 ms that call took 2.9-3.2 s: graded on a loaded machine, an
+# honest slow student then lost its points on one path and not the other.
 SLOW_RMSNORM = (
     "def rmsnorm(x, gamma, eps=1e-6):\n"
     "    import time\n"
-    "    time.sleep(0.005)  # a slow but correct implementation\n"
+    "    time.sleep(0.002)  # a slow but correct implementation\n"
     "    xf = x.astype(np.float32) if x.dtype == np.float16 else x\n"
     "    ms = np.mean(xf * xf, axis=-1, keepdims=True)  # (..., 1)\n"
     "    return (xf / np.sqrt(ms + eps) * gamma).astype(x.dtype)  # (..., C)\n"
