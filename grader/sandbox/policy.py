@@ -148,11 +148,10 @@ def _warm_launcher(
     settings: Settings,
     python: Interpreter,
     bwrap: str,
-    slot_uid: tuple[int, int],
+    uid: int,
     program: bytes | None,
 ) -> Callable[[], Launch]:
-    """Workers forked by slot ``slot``'s zygote, which sees the submission in the slot's box."""
-    _, uid = slot_uid
+    """Workers forked by the zygote of the slot whose uid is ``uid``; it sees the submission in the slot's box."""
     warm = zygote.warm_slot(uid, settings.slot_dir or slots.default_directory())
     warm.fill(prepared_dir)
     start = bwrap_launch(warm.box, settings.limits, python, uid=uid, seccomp=None, bwrap=bwrap, entry="zygote")
@@ -218,7 +217,7 @@ def plan(prepared_dir: Path, settings: Settings, *, slot: int, baseline: bool = 
     layers = BASE_LAYERS + tuple(layer for layer in OPTIONAL_LAYERS if layer not in missing)
     if "namespaces" not in missing and m.bwrap is not None:
         if warm and uid is not None:  # the slot's emptiness can be checked: see zygote.py
-            launcher = _warm_launcher(prepared_dir, settings, python, m.bwrap, (slot, uid), program)
+            launcher = _warm_launcher(prepared_dir, settings, python, m.bwrap, uid, program)
             return Plan(launcher=launcher, layers=layers, missing=missing, scratch=None, uid=uid)
         launch = bwrap_launch(prepared_dir, settings.limits, python, uid=uid, seccomp=program, bwrap=m.bwrap)
         return Plan(launcher=lambda: launch, layers=layers, missing=missing, scratch=None, uid=uid or os.geteuid())

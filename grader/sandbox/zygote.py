@@ -36,6 +36,7 @@ import stat
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -256,17 +257,21 @@ class Zygote:
         reply = self._ask({"op": "reap", "pid": pid, "grace": grace}, seconds=grace + REPLY_SECONDS)
         self.busy = False
         code = reply.get("code")
-        try:
-            self.check_empty()
-        except SlotNotEmpty as exc:
-            self.problem = str(exc)
-            self.close()
+        self.keep_if(self.check_empty)
         if not isinstance(code, int):
             self.close()
             return None, False
         return code, bool(reply.get("exited"))
 
     # -- the slot between workers -------------------------------------------------------------
+
+    def keep_if(self, check: Callable[[], None]) -> None:
+        """Run one of the checks below; a slot found not empty discards the whole sandbox."""
+        try:
+            check()
+        except SlotNotEmpty as exc:
+            self.problem = str(exc)
+            self.close()
 
     def check_empty(self) -> None:
         """After a worker: wipe the sandbox's /tmp, then check the slot holds nothing of it."""
@@ -346,11 +351,7 @@ class WarmSlot:
         if self.zygote is not None and self.zygote.children >= MAX_CHILDREN:
             self.zygote.close(graceful=True)  # its own CPU time counts against the rlimit it lives under
         if self.zygote is not None and key == self.key:
-            try:
-                self.zygote.check_unchanged()  # whatever happened since its last worker ended
-            except SlotNotEmpty as exc:
-                self.zygote.problem = str(exc)
-                self.zygote.close()
+            self.zygote.keep_if(self.zygote.check_unchanged)  # whatever happened since its last worker
         if self.zygote is not None and (not self.zygote.healthy or key != self.key):
             self.zygote.close(graceful=True)
             self.zygote = None
