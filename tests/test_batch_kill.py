@@ -63,6 +63,14 @@ def _stat(pid: int) -> tuple[int, int] | None:
     return int(fields[1]), int(fields[19])
 
 
+def _cmdline(pid: int) -> bytes:
+    """A process's command line, or nothing if it ended since it was listed."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def _descendants(root: int) -> dict[int, int]:
     """Every live descendant of ``root``: pid -> start time."""
     parents: dict[int, list[tuple[int, int]]] = {}
@@ -125,7 +133,7 @@ def _kill_mid_batch(course: Path) -> tuple[dict[int, int], str]:
     try:
         while time.monotonic() < deadline and proc.poll() is None:
             tree = _descendants(proc.pid)
-            sandboxed = [p for p in tree if b"bwrap" in Path(f"/proc/{p}/cmdline").read_bytes()[:40]]
+            sandboxed = [p for p in tree if b"bwrap" in _cmdline(p)[:40]]
             if done.is_dir() and _markers(done) and sandboxed:
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait()
