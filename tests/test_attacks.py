@@ -182,6 +182,7 @@ ATTACKS = [
     attack("rmsnorm_forged_frames.py", (6,), FAILED, WRONG | {"check.tuple_of"}),
     attack("rmsnorm_forged_frame_bad_record.py", (6,), FAILED, WRONG | {"fault.bad_record", "fault.bad_result"}),
     attack("inspect_config_forged_npy_huge_shape.py", (6,), FAILED, {"fault.bad_result"}),
+    attack("inspect_config_forged_array_huge_shape.py", (6,), FAILED, {"fault.bad_result"}),
     # -- answers that are not arrays, or lie about equality ------------------------------------------
     attack("rmsnorm_return_dict.py", (7,), FAILED, NOT_ARRAY | {"check.tuple_of"}),
     attack("rmsnorm_return_dict.py", (7,), FAILED, {"check.not_array", "check.tuple_of"} | MUTATED, suites=HIDDEN),

@@ -26,6 +26,28 @@ def test_round_trip_of_every_supported_value():
     assert back["l"][1] == 7 and back["l"][2]["nested"].shape == (0, 4)
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.arange(12.0).reshape(3, 4).T,  # not C-contiguous
+        np.array([1, 2, 3], dtype=">i4"),
+        np.zeros(2, dtype=[("a", "<f8"), ("b", "<i4", (3,))]),
+        np.array(["ab", "c"]),
+        np.array(2.5),
+        np.array([], dtype="<U1").reshape(0, 3),
+        np.array(["2026-12-01", "2027-01-01"], dtype="datetime64[D]"),
+        np.float16(1.5),
+        np.complex64(1 - 2j),
+    ],
+)
+def test_arrays_keep_dtype_shape_and_values_and_arrive_writable(value):
+    back = decode(encode(value))
+    assert type(back) is type(value) and back.dtype == value.dtype and back.shape == value.shape
+    np.testing.assert_array_equal(back, value)
+    if isinstance(back, np.ndarray):
+        assert back.flags.writeable and back.flags.aligned
+
+
 class Lying(np.ndarray):
     def __eq__(self, other):
         return True
@@ -49,6 +71,10 @@ def _payload(header: object, blobs: list[bytes]) -> bytes:
     return struct.pack(">I", len(raw)) + raw + b"".join(struct.pack(">Q", len(b)) + b for b in blobs)
 
 
+def _array(dtype: object, shape: list[object], index: int = 0) -> dict[str, object]:
+    return {"$array": index, "dtype": dtype, "shape": shape, "type": "numpy.ndarray"}
+
+
 def _npy(array) -> bytes:
     buf = io.BytesIO()
     np.save(buf, array, allow_pickle=True)
@@ -66,6 +92,20 @@ def _npy(array) -> bytes:
         _payload({"$weird": 1}, []),
         _payload({"$scalar": 0}, [_npy(np.zeros(3))]),
         struct.pack(">I", 4) + b"1e99999999999",
+        # arrays in the current format, each forged in one way
+        _payload(_array("|O", [1]), [b"\0" * 8]),
+        _payload(_array([["a", "<f8"], ["b", "|O"]], [1]), [b"\0" * 16]),
+        _payload(_array("<f8", [1 << 45]), [b"\0" * 64]),
+        _payload(_array("<f8", [-1, -8]), [b"\0" * 64]),
+        _payload(_array("<f8", [2.0]), [b"\0" * 16]),
+        _payload(_array("<f8", [3]), [b"\0" * 16]),
+        _payload(_array("a5", [1]), [b"\0" * 5]),
+        _payload(_array("float", [1]), [b"\0" * 8]),
+        _payload(_array("<U0", [1 << 40]), [b""]),
+        _payload(_array("<f8", [1]) | {"extra": 1}, [b"\0" * 8]),
+        _payload({"$array": 0, "shape": [1]}, [b"\0" * 8]),
+        _payload({"$scalar": 0, "dtype": "<f8", "shape": [2]}, [b"\0" * 16]),
+        _payload([_array("<f8", [1]), _array("<f8", [1])], [b"\0" * 8]),
     ],
 )
 def test_malformed_payloads_are_refused(payload):

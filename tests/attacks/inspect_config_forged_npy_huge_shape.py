@@ -1,4 +1,5 @@
-"""Attack (catalog #6): a forged response frame holding an ``.npy`` blob whose header declares
+"""Attack (catalog #6): a forged response frame holding an ``.npy`` blob (the wire format's array
+encoding before dtype and shape moved into the JSON tree) whose header declares
 2**45 float64 elements (256 TiB) but carries 64 bytes.
 
 The frame itself is small, so a frame-size cap does not stop it; a reader that allocates the

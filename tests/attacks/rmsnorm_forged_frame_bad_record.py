@@ -6,28 +6,24 @@ the test, which a naive plugin reports as a fault of the grader (no score for an
 instead of a bad answer from this student. The maths is wrong.
 """
 
-import io
 import json
 import os
 import struct
 import sys
-
-import numpy as np
 
 
 def _frame(tree, arrays):
     header = json.dumps(tree).encode()
     parts = [struct.pack(">I", len(header)), header]
     for array in arrays:
-        buf = io.BytesIO()
-        np.save(buf, array, allow_pickle=False)
-        parts += [struct.pack(">Q", len(buf.getvalue())), buf.getvalue()]
+        parts += [struct.pack(">Q", array.nbytes), array.tobytes()]
     payload = b"".join(parts)
     return struct.pack(">Q", len(payload)) + payload
 
 
 def _forge(answer):
-    tree = {"$dict": {"status": "ok", "result": {"$array": 0, "type": "numpy.ndarray"},
+    node = {"$array": 0, "dtype": answer.dtype.str, "shape": list(answer.shape), "type": "numpy.ndarray"}
+    tree = {"$dict": {"status": "ok", "result": node,
                       "mutated": 1, "callables": 1, "seconds": 0.0}}
     try:
         os.write(int(sys.argv[-1]), _frame(tree, [answer]))

@@ -1,12 +1,12 @@
 """Attack (catalog #6): forge well-formed response frames on the worker's response pipe.
 
-The frames follow the wire format exactly (8-byte length, JSON header, ``np.save`` blobs) and
+The frames follow the wire format exactly (8-byte length, JSON header whose array nodes carry
+dtype and shape, raw array bytes) and
 claim success with an answer of float64 ones, "no argument modified" and "sublayer called once". The
 real response follows, so the stream is also out of step with the requests. The maths is wrong
 and the function writes into its input.
 """
 
-import io
 import json
 import os
 import struct
@@ -19,18 +19,20 @@ def _frame(tree, arrays):
     header = json.dumps(tree).encode()
     parts = [struct.pack(">I", len(header)), header]
     for array in arrays:
-        buf = io.BytesIO()
-        np.save(buf, array, allow_pickle=False)
-        parts += [struct.pack(">Q", len(buf.getvalue())), buf.getvalue()]
+        parts += [struct.pack(">Q", array.nbytes), array.tobytes()]
     payload = b"".join(parts)
     return struct.pack(">Q", len(payload)) + payload
 
 
+def _node(i, array):
+    return {"$array": i, "dtype": array.dtype.str, "shape": list(array.shape), "type": "numpy.ndarray"}
+
+
 def _forge(*answers):
+    nodes = [_node(i, a) for i, a in enumerate(answers)]
     tree = {"$dict": {
         "status": "ok",
-        "result": ({"$tuple": [{"$array": i, "type": "numpy.ndarray"} for i in range(len(answers))]}
-                   if len(answers) > 1 else {"$array": 0, "type": "numpy.ndarray"}),
+        "result": {"$tuple": nodes} if len(answers) > 1 else nodes[0],
         "seconds": 0.001,
         "stdout": "all tests passed\n",
         "stderr": "",

@@ -1,0 +1,78 @@
+"""Reading the worker's response frames: whole frames, in order, within a deadline, capped."""
+
+import os
+import struct
+import threading
+import time
+
+import pytest
+
+from grader.sandbox.client import FrameKind, FrameReader
+
+
+def _frame(payload: bytes) -> bytes:
+    return struct.pack(">Q", len(payload)) + payload
+
+
+@pytest.fixture
+def pipe():
+    r, w = os.pipe()
+    reader = FrameReader(r, limit=1 << 16)
+    yield reader, w
+    reader.close()
+    try:
+        os.close(w)
+    except OSError:
+        pass
+
+
+def test_frames_written_together_come_out_one_at_a_time(pipe):
+    reader, w = pipe
+    os.write(w, _frame(b"first") + _frame(b"") + _frame(b"third"))
+    deadline = time.monotonic() + 5
+    assert [reader.next(deadline) for _ in range(3)] == [
+        (FrameKind.FRAME, b"first"),
+        (FrameKind.FRAME, b""),
+        (FrameKind.FRAME, b"third"),
+    ]
+
+
+def test_a_frame_written_in_pieces_arrives_whole(pipe):
+    reader, w = pipe
+    data = _frame(b"x" * 200_000)  # larger than a pipe's buffer: the writer blocks until read
+
+    def write_slowly():
+        for start in range(0, len(data), 7_000):
+            os.write(w, data[start : start + 7_000])
+            time.sleep(0.001)
+
+    writer = threading.Thread(target=write_slowly)
+    writer.start()
+    reader.limit = 1 << 20
+    assert reader.next(time.monotonic() + 10) == (FrameKind.FRAME, b"x" * 200_000)
+    writer.join()
+
+
+def test_a_frame_over_the_cap_is_refused_before_its_bytes_are_kept(pipe):
+    reader, w = pipe
+    os.write(w, struct.pack(">Q", (1 << 16) + 1) + b"y" * 1000)
+    kind, detail = reader.next(time.monotonic() + 5)
+    assert kind is FrameKind.INVALID and "limit" in detail
+    assert len(reader.buffer) == 0
+    assert reader.next(time.monotonic() + 5)[0] is FrameKind.INVALID  # and stays refused
+
+
+def test_the_stream_ending_mid_frame_is_the_end(pipe):
+    reader, w = pipe
+    os.write(w, _frame(b"whole") + struct.pack(">Q", 100) + b"part")
+    os.close(w)
+    assert reader.next(time.monotonic() + 5) == (FrameKind.FRAME, b"whole")
+    assert reader.next(time.monotonic() + 5)[0] is FrameKind.EOF
+
+
+def test_a_stalled_frame_times_out_at_the_deadline(pipe):
+    reader, w = pipe
+    os.write(w, struct.pack(">Q", 100) + b"only part of it")
+    started = time.monotonic()
+    assert reader.next(started + 0.3) is None
+    assert 0.25 <= time.monotonic() - started < 2.0
