@@ -87,6 +87,10 @@ def test_results_count_points_as_the_course_policy_says(autograder):
     layernorm = [t for t in results["tests"] if t["number"].startswith("layernorm/")]
     assert layernorm and sum(t["max_score"] for t in layernorm) == pytest.approx(20, abs=1e-3)
     assert sum(t["score"] for t in layernorm) == pytest.approx(20, abs=1e-3)
+    # Scaled points are shown as people write them, not as 3.3333333333333335.
+    figures = [t[key] for t in results["tests"] for key in ("score", "max_score")]
+    assert [x for x in figures if round(x, 6) != x] == []
+    assert any(x != round(x) for x in figures)  # the policy's 20 points do not divide evenly
 
 
 def test_stub_submission_scores_zero_with_messages(autograder):

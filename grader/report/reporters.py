@@ -15,7 +15,7 @@ from typing import Any
 
 from grader.messages import Message, describe, render
 from grader.model import Report, Status
-from grader.policy import manual_points
+from grader.policy import DIGITS, manual_points
 from grader.report.encoding import report_to_data, test_output
 from grader.settings import GRADESCOPE_VISIBILITY
 
@@ -123,8 +123,10 @@ def to_gradescope(report: Report, lang: str = "en", visibility: Mapping[str, str
             {
                 "name": f"{r.exercise}: {describe(r.name, r.description, lang)}",
                 "number": r.name,
-                "score": r.score,
-                "max_score": r.max_score,
+                # A policy's scaled points are kept unrounded in the report so that an item's total
+                # comes out exact; Gradescope shows each test's figures as given (3.3333333333333335).
+                "score": round(r.score, DIGITS),
+                "max_score": round(r.max_score, DIGITS),
                 "status": "passed" if r.status is Status.PASSED else "failed",
                 "output": (f"[{r.status.value}] " + test_output(r, lang)).strip()
                 if r.status is not Status.PASSED
