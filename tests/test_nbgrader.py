@@ -761,3 +761,28 @@ def release_points() -> dict[str, float]:
     from grader.policy import Policy
 
     return grade_cell_points(Policy())
+
+
+def test_a_cell_whose_id_was_lost_shows_the_function_the_student_defined(course):
+    """A solution cell whose nbgrader id a student changed is found by the function it defines
+    (the definitions are parsed only then), and the autograded notebook is written exactly as
+    nbformat's own writer writes it."""
+    import copy
+
+    import nbformat
+
+    from grader.integrations.nbgrader import gradebook
+    from grader.model import Report
+
+    released = nbformat.read(str(course / "release" / ASSIGNMENT / "lab.ipynb"), as_version=4)
+    student = filled(
+        load(course / "release" / ASSIGNMENT / "lab.ipynb"), load(course / "source" / ASSIGNMENT / "lab.ipynb")
+    )
+    block = student["cells"][cell_index(student, "residual-block")]
+    block["metadata"]["nbgrader"]["grade_id"] = "my-block"
+    block["source"] = "# my own version\n" + "".join(block["source"])
+    nb = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)))
+    shown = nb.cells[cell_index(nb, "residual-block")].source
+    assert shown.startswith("def block(") and shown in block["source"]  # the function, found by its name
+    expected = nbformat.v4.nbjson.writes(nb)
+    assert gradebook.notebook_json(copy.deepcopy(nb)) == expected

@@ -190,8 +190,6 @@ class NbgraderPublisher:
         feedback page, which ``nbgrader generate_feedback`` copies into ``feedback/`` and which
         the autograded notebook also shows in its first cell (so the student's ``lab.html``
         carries it through ``release_feedback`` and ``fetch_feedback``)."""
-        import nbformat
-
         course, student = self.course, submitted.student
         student_nb = gradebook.read_student_notebook(submitted.path)
         answered = gradebook.answered_cells(self.released, student_nb)
@@ -208,7 +206,7 @@ class NbgraderPublisher:
         # nbformat.writes validates the notebook against the schema and only logs what it finds,
         # for ~50 ms a student; the notebook is the released one (validated when read) with
         # cells rebuilt by nbformat's own constructors. The same writer, without the schema walk:
-        _write_readable(autograded / self.released_path.name, nbformat.v4.nbjson.writes(nb))
+        _write_readable(autograded / self.released_path.name, gradebook.notebook_json(nb))
         _write_readable(autograded / FEEDBACK_PAGE, page)
         if submitted.timestamp is not None:
             _write_readable(autograded / "timestamp.txt", submitted.timestamp)
