@@ -166,16 +166,42 @@ def is_test_cell(cell: Cell) -> bool:
     return marked or setup or any(marker in cell.source for marker in TEST_CELL_MARKERS)
 
 
-def python_of(source: str) -> str:
+MAGIC_NESTING = 8
+"""Cell magics inside cell magics (``%%time`` over ``%%capture``) turned into Python; deeper
+ones are left as IPython wrote them."""
+
+
+def python_of(source: str, depth: int = 0) -> str:
     """The cell as a kernel runs it: IPython syntax turned into plain Python."""
     if not _IPYTHON_LINE.search(source):
         return source
     from IPython.core.inputtransformer2 import TransformerManager  # only for cells that need it
 
     try:
-        return str(TransformerManager().transform_cell(source))
+        code = str(TransformerManager().transform_cell(source))
     except Exception:  # what IPython cannot transform, a kernel cannot run: the cell will fail
         return source
+    return _body_as_python(code, depth)
+
+
+def _body_as_python(code: str, depth: int) -> str:
+    """A ``%%time`` or ``%%capture`` cell with its body turned into Python too: IPython runs
+    such a body through its own transformers when the magic runs it (``%%capture`` over
+    ``!pip install ...`` is how Colab notebooks install quietly); the worker has no IPython."""
+    from grader.sandbox.inside.cells import RUN_BODY  # the magics whose body the worker runs
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return code
+    call = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run_cell_magic"):
+        return code
+    args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if len(args) != 3 or len(call.args) != 3 or call.keywords or args[0] not in RUN_BODY or depth >= MAGIC_NESTING:
+        return code
+    name, line, body = args
+    return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1)!r})\n"
 
 
 def _prepare(cell: Cell) -> tuple[CodeCell | None, list[Message]]:

@@ -142,6 +142,25 @@ def test_every_cell_jupyter_could_not_run_is_explained(name, reports):
     assert not unexplained, f"{name}: no note for {unexplained}; notes: {notes}"
 
 
+FAILED_CELL = (
+    "submission.cell_failed",
+    "submission.cell_syntax_error",
+    "submission.cell_crashed",
+    "submission.cell_timeout",
+)
+
+
+@pytest.mark.parametrize("name", sorted(NOTEBOOKS))
+def test_no_cell_jupyter_ran_is_reported_as_failing(name, reports):
+    """The other way round: a cell Jupyter ran without an error runs here without one too
+    (a plot, a widget, a display call), or what it defines after the failing line is lost."""
+    ran = {cell["index"] + 1 for cell in NOTEBOOKS[name]["cells"] if cell["status"] == "ok"}
+    wrong = [
+        note["text"] for note in reports[name]["notes"] if note["id"] in FAILED_CELL and note["params"]["cell"] in ran
+    ]
+    assert not wrong, f"{name}: {wrong}"
+
+
 @pytest.mark.parametrize("name", ["instructor_source.ipynb", "lab_autograded_hidden_tests.ipynb"])
 def test_nbgrader_test_cells_are_never_run_as_student_code(name, reports):
     """Their failing import (``grader``) would be a note if they ran: there is none."""

@@ -45,6 +45,22 @@ def test_ipython_syntax_becomes_the_calls_a_kernel_makes():
     assert notebook.notes[0].params == {"cell": 2, "first_line": "%matplotlib inline"}
 
 
+def test_the_body_of_a_time_or_capture_cell_is_turned_into_python_too():
+    """IPython transforms such a body when the magic runs it; the worker has no IPython."""
+    import ast
+
+    from grader.notebook import python_of
+
+    for source in ("%%capture\n!pip install numpy", "%%time\n%%capture out\nx = 1\n%ls -l"):
+        code = python_of(source)
+        body = ast.parse(code).body[0].value.args[2].value
+        while body.startswith("get_ipython().run_cell_magic"):  # a magic inside the magic
+            body = ast.parse(body).body[0].value.args[2].value
+        compile(body, "<body>", "exec")  # plain Python: no `!` or `%` left
+        assert "get_ipython()." in body
+    assert python_of("%%bash\necho hi") == "get_ipython().run_cell_magic('bash', '', 'echo hi\\n')\n"
+
+
 @pytest.mark.parametrize(
     ("source", "note"),
     [

@@ -51,6 +51,22 @@ class Captured:
         self.show()
 
 
+class Events:
+    """``get_ipython().events``: libraries register callbacks on it (matplotlib's pyplot, to
+    redraw figures after each cell). Cells run here have no "after execution" moment to call
+    them at, and a figure has no screen to go to, so they are kept and never called."""
+
+    def __init__(self) -> None:
+        self.callbacks: dict[str, list[Any]] = {}
+
+    def register(self, event: str, function: Any) -> None:
+        self.callbacks.setdefault(event, []).append(function)
+
+    def unregister(self, event: str, function: Any) -> None:
+        if function in self.callbacks.get(event, []):
+            self.callbacks[event].remove(function)
+
+
 class Shell:
     """The part of IPython's ``get_ipython()`` that notebook code calls."""
 
@@ -58,6 +74,11 @@ class Shell:
         self.user_ns = namespace
         self.filename = "<cell>"
         """The cell being run, for the line numbers of what its magics run."""
+        self.events = Events()
+
+    def enable_gui(self, gui: str | None = None) -> None:
+        """An event loop for a GUI backend's windows: there is no screen here."""
+        return None
 
     def _run(self, source: str) -> None:
         exec(compile(source, self.filename, "exec"), self.user_ns)
@@ -140,7 +161,10 @@ def _ipython_standin(shell: Shell) -> None:
     package, shown = types.ModuleType("IPython"), types.ModuleType("IPython.display")
     shown.__dict__.update({name: type(name, (Shown,), {}) for name in DISPLAY_NAMES})
     shown.__dict__.update(display=display, clear_output=lambda wait=False: None, Shown=Shown)
-    package.__dict__.update(display=shown, get_ipython=lambda: shell)
+    # matplotlib asks which IPython it talks to before it registers its redraw hook: the
+    # stand-in answers as a current one (8.24 or later), for which matplotlib needs nothing
+    # more of IPython than ``get_ipython().events``.
+    package.__dict__.update(display=shown, get_ipython=lambda: shell, version_info=(9, 0, 0, ""))
     package.__path__ = []  # a package, so ``import IPython.display`` finds its submodule
     sys.modules["IPython"], sys.modules["IPython.display"] = package, shown
 
