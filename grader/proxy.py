@@ -252,7 +252,9 @@ class StudentProxy:
             self._broken_modules[module] = fault
             raise fault
         if isinstance(answer, answers.Missing):
-            raise StudentMissing(function, self._missing_from(module), answer.found)
+            missing = StudentMissing(function, self._missing_from(module), answer.found)
+            self._point_to_failed_definition(missing, function)
+            raise missing
         if isinstance(answer, answers.Raised):
             raised = student_raised(
                 function,
@@ -284,6 +286,14 @@ class StudentProxy:
         cell = failed.get(name)
         if cell is not None:
             place = {"name": name, "cell": cell.number, "first_line": cell.first_line}
+            fault.private.append(Message("fault.name_from_cell", place))
+
+    def _point_to_failed_definition(self, fault: StudentMissing, function: str) -> None:
+        """A graded function that a notebook cell would have defined, had it not failed before
+        the definition: which cell (public tests only: its first line is the student's text)."""
+        cell = self.failed_names().get(function)
+        if cell is not None:
+            place = {"name": function, "cell": cell.number, "first_line": cell.first_line}
             fault.private.append(Message("fault.name_from_cell", place))
 
     @staticmethod

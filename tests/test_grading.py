@@ -79,6 +79,20 @@ def test_notebook_with_demo_cells_magics_and_shuffled_order(tmp_path):
     assert notes == {"submission.cell_magic_removed", "submission.cell_failed", "submission.cell_syntax_error"}
 
 
+def test_a_function_lost_with_its_failing_cell_is_traced_to_that_cell_on_public_tests_only(tmp_path):
+    source = (course.solutions_dir() / "rmsnorm.py").read_text()
+    cells = [nbformat.v4.new_code_cell("import numpy as np\nraise RuntimeError('a scratch check')\n" + source)]
+    path = tmp_path / "lab.ipynb"
+    path.write_text(_notebook(cells))
+    report = grade(path, Options(select="rmsnorm"))
+    rmsnorm = [r for r in report.results if r.exercise == "rmsnorm"]
+    assert rmsnorm and all(r.status is Status.ERROR for r in rmsnorm)
+    for result in rmsnorm:
+        ids = {m.id for m in result.messages}
+        assert ids >= {"fault.missing"} or ids >= {"fault.missing_in_submission"}, (result.name, ids)
+        assert ("fault.name_from_cell" in ids) == (result.visibility is Visibility.PUBLIC), (result.name, ids)
+
+
 def test_notebook_that_is_not_json_scores_zero_without_crashing(tmp_path):
     path = tmp_path / "lab.ipynb"
     path.write_text('{"cells": [ this is not json')
