@@ -45,13 +45,15 @@ class ClassSummary:
     """Students with a score (the histogram's total)."""
     attempted: int
     """Students with more than zero points: the ones ``most_failed`` counts."""
+    late: int = 0
+    """Students whose score a late penalty lowered (the counts and bins are after it)."""
 
 
 def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
     """The summary of one run's outcomes."""
     states: Counter[str] = Counter()
     bins = [0] * BINS
-    full = zero = scored = attempted = 0
+    full = zero = scored = attempted = late = 0
     seconds: dict[str, float] = {}
     failed: Counter[str] = Counter()
     for outcome in outcomes:
@@ -61,6 +63,7 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
             continue
         scored += 1
         net = max(0.0, report.score - outcome.penalty)  # what the gradebook counts: late penalty taken
+        late += outcome.penalty > 0
         fraction = net / report.max_score if report.max_score else 0.0
         bins[min(BINS - 1, max(0, int(fraction * BINS)))] += 1
         full += net == report.max_score
@@ -71,7 +74,7 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
             failed.update({r.name for r in report.results if r.status is not Status.PASSED})
     slowest = tuple(sorted(seconds.items(), key=lambda item: -item[1])[:SHOWN])
     most_failed = tuple(sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:SHOWN])
-    return ClassSummary(dict(states), full, zero, tuple(bins), slowest, most_failed, scored, attempted)
+    return ClassSummary(dict(states), full, zero, tuple(bins), slowest, most_failed, scored, attempted, late)
 
 
 def _label(index: int) -> str:
@@ -87,7 +90,8 @@ def summary_text(summary: ClassSummary) -> str:
     lines = [
         f"class summary: {states.get('graded', 0)} graded now, {rescored}"
         f"{states.get('unchanged', 0)} graded before, {states.get('failed', 0)} not graded; "
-        f"{summary.full} with full marks, {summary.zero} with zero (late penalties taken)",
+        f"{summary.full} with full marks, {summary.zero} with zero"
+        + (f" ({summary.late} late: counted after their penalty)" if summary.late else ""),
         "scores (share of the maximum):",
     ]
     widest = max(summary.bins, default=0) or 1

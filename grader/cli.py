@@ -381,6 +381,9 @@ def _finish_class(seen: list[StudentOutcome]) -> None:
     from grader.classgrade import State
 
     counts = {state: sum(o.state is state for o in seen) for state in State}
+    by_hand = max((policy.manual_points(o.report) for o in seen if o.report is not None), default=0.0)
+    if by_hand:  # the maximum above is the automatic part; nbgrader's counts the written answers too
+        click.echo(f"the scores above are the automatic part; the written answers add {by_hand:g} points, by hand")
     rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
     click.echo(
         f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "

@@ -89,3 +89,5 @@ def test_a_late_penalty_counts_and_re_scored_students_are_counted():
     assert summary.states == {"rescored": 1, "graded": 1}
     assert (summary.full, summary.zero, summary.bins[0], summary.bins[-1]) == (1, 1, 1, 1)
     assert "1 graded now, 1 re-scored, 0 graded before" in summary_text(summary)
+    assert "1 with zero (1 late: counted after their penalty)" in summary_text(summary)
+    assert "late" not in summary_text(summarize(CLASS))  # nobody was late: nothing said about it

@@ -235,6 +235,11 @@ def test_the_run_ends_with_the_class_summary(secure):
     image = course / "feedback" / f"normlab-scores-{ASSIGNMENT}.png"
     assert f"score histogram: {image}" in stdout
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The printed maximum is the automatic points; nbgrader's max_score adds the written answers.
+    from grader.questions import load as load_bank
+
+    written = sum(q.written.points for q in load_bank().questions if q.written is not None)
+    assert f"the written answers add {written:g} points, by hand" in stdout
 
 
 def test_manual_questions_reach_formgrader(secure):
