@@ -86,7 +86,8 @@ def _judge(name: str, seen: dict[str, Any], limits: Limits, grader_pid: int) -> 
         return seen["pid"] != grader_pid, f"worker pid {seen['pid']} (grader {grader_pid}); data-only channel"
     if name == "rlimits":
         ok = seen["rlimit_as"][0] == limits.memory_bytes and seen["rlimit_core"] == [0, 0]
-        return ok, f"address space {seen['rlimit_as'][0] >> 20} MiB, CPU {seen['rlimit_cpu']} s, no core files"
+        soft, hard = seen["rlimit_cpu"]
+        return ok, f"address space {seen['rlimit_as'][0] >> 20} MiB, CPU {soft} s (killed at {hard} s), no core files"
     if name == "namespaces":
         isolated = seen["interfaces"] == ["lo"] and seen["pid"] <= 3 and not seen["visible_secrets"]
         return isolated, (
@@ -143,6 +144,6 @@ def diagnose(settings: Settings) -> list[LayerStatus]:
         else:
             active, detail = _judge(name, seen, limits, os.getpid())
             if name == "process" and warm:
-                detail += "; forked from the slot's warm zygote, the slot checked empty after it"
+                detail += "; a fresh copy (fork) of the slot's warm sandbox, the slot checked empty after it"
             statuses.append(LayerStatus(name, active, detail))
     return statuses
