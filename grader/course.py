@@ -44,6 +44,13 @@ EXERCISES: dict[str, tuple[str, ...]] = {
 MODULE_OF: dict[str, str] = {fn: module for module, fns in EXERCISES.items() for fn in fns}
 """Function name -> the module (and exercise) that defines it."""
 
+REPEATABLE = frozenset({"inspect_config"})
+"""Functions whose answer to the same arguments, asked again by a later test of one grading, is
+the answer the student's code gave the first time. ``inspect_config`` reads a config and reports
+on it, and its hidden tests ask about the same bank configs field by field: 117 of a solved
+notebook's 367 calls were repeats. Only answers are reused: a call that raised, crashed or
+timed out is made again."""
+
 MODULES: tuple[str, ...] = tuple(EXERCISES)
 
 USES: dict[str, tuple[str, ...]] = {
