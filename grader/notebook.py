@@ -260,9 +260,15 @@ def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str,
     line = outcome.get("line") if type(outcome.get("line")) is int else "?"
     if outcome.get("status") == "syntax":
         return Message("submission.cell_syntax_error", place | {"line": line})
+    if outcome.get("status") == "imports_skipped":
+        absent = outcome.get("absent")
+        names = [_package(f"No module named '{m}'") for m in absent[:5]] if isinstance(absent, list) else []
+        packages = ", ".join(sorted({n for n in names if n})) or "?"
+        params = place | {"package": packages, "available": ", ".join(available)}
+        return Message("submission.cell_imports_skipped", params)
     if outcome.get("status") != "raised":
         return None
-    message = clean_text(str(outcome.get("message", "")))[:300]
+    message = clean_text(str(outcome.get("message", "")))[:300].rstrip(".")  # the note ends the sentence
     package = _package(message) if outcome.get("builtin_type") in ("ImportError", "ModuleNotFoundError") else None
     if package is not None:
         return Message(

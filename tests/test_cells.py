@@ -25,6 +25,31 @@ def test_a_cell_that_raises_keeps_what_it_bound_before_and_the_next_cell_runs():
     assert outcomes[1] == {"number": 2, "status": "ok"}
 
 
+def test_a_top_level_import_of_a_missing_package_is_skipped_and_the_rest_of_the_cell_runs():
+    namespace, outcomes = run_all(
+        "from __future__ import annotations\n"
+        "from normlab_absent.colab import drive\n"
+        "drive.mount('/content/drive')\n"
+        "import math, normlab_absent_two as two\n"
+        "def f(x: NotDefinedAnywhere) -> float:\n"  # annotations stay postponed after the skip
+        "    return math.sqrt(x)\n"
+        "READY = not two.cuda.is_available()",
+    )
+    assert outcomes[0] == {"number": 1, "status": "imports_skipped", "absent": ["normlab_absent", "normlab_absent_two"]}
+    assert namespace["f"](4.0) == 2.0 and namespace["READY"] is True
+    assert "not installed" in repr(namespace["drive"]) and not namespace["two"]
+
+
+def test_an_import_in_try_or_a_function_fails_as_written():
+    namespace, outcomes = run_all(
+        "try:\n    import normlab_absent\n    HERE = True\nexcept ImportError:\n    HERE = False",
+        "def load():\n    import normlab_absent\nload()\nAFTER = 1",
+    )
+    assert namespace["HERE"] is False and outcomes[0]["status"] == "ok"
+    assert outcomes[1]["status"] == "raised" and outcomes[1]["exc_type"] == "ModuleNotFoundError"
+    assert "AFTER" not in namespace  # not a top-level import of the cell: it stops there, as in Jupyter
+
+
 def test_a_cell_with_a_syntax_error_runs_not_at_all():
     namespace, outcomes = run_all("A = 1\ndef f(:\n    pass")
     assert "A" not in namespace and outcomes[0] == {"number": 1, "status": "syntax", "line": 2}

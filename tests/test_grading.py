@@ -93,6 +93,21 @@ def test_a_function_lost_with_its_failing_cell_is_traced_to_that_cell_on_public_
         assert ("fault.name_from_cell" in ids) == (result.visibility is Visibility.PUBLIC), (result.name, ids)
 
 
+def test_a_colab_notebook_whose_first_cell_mounts_drive_before_importing_numpy_loses_nothing(tmp_path):
+    """On Colab that cell ran whole; here google.colab is not installed. Stopping the cell at
+    the import would leave numpy unimported and every function failing (a trial scored 0)."""
+    colab = "from google.colab import drive\ndrive.mount('/content/drive')\nimport numpy as np"
+    code = [nbformat.v4.new_code_cell((course.solutions_dir() / f"{m}.py").read_text()) for m in MODULES]
+    for cell in code:  # the functions use the first cell's np, as a notebook's cells do
+        cell.source = "\n".join(line for line in cell.source.splitlines() if line != "import numpy as np")
+    path = tmp_path / "colab.ipynb"
+    path.write_text(_notebook([nbformat.v4.new_code_cell(colab), *code]))
+    report = grade(path, Options(select="rmsnorm or layernorm"))
+    assert report.results and report.score == report.max_score, failing(report)
+    (note,) = [n for n in report.notes if n.id == "submission.cell_imports_skipped"]
+    assert note.params["cell"] == 1 and note.params["package"] == "google"
+
+
 def test_notebook_that_is_not_json_scores_zero_without_crashing(tmp_path):
     path = tmp_path / "lab.ipynb"
     path.write_text('{"cells": [ this is not json')
