@@ -224,7 +224,7 @@ def parse(raw: bytes) -> Any:
     if len(raw) > MAX_NOTEBOOK_BYTES:
         raise NotebookUnreadable(Message("submission.notebook_too_large", {"limit": MAX_NOTEBOOK_BYTES}))
     try:
-        nb = json.loads(raw.decode("utf-8"))
+        nb = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark some Windows editors add
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise NotebookUnreadable(Message("submission.notebook_not_json", {"detail": str(exc)[:200]})) from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):

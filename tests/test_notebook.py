@@ -111,6 +111,11 @@ def test_malformed_cells_are_read_as_far_as_they_make_sense():
     assert [(c.number, c.code) for c in read(raw).cells] == [(2, "42"), (3, "a = 1")]
 
 
+def test_a_byte_order_mark_before_the_json_is_read_past():
+    raw = b"\xef\xbb\xbf" + json.dumps({"cells": [{"cell_type": "code", "source": "A = 1"}]}).encode()
+    assert [c.code for c in read(raw).cells] == ["A = 1"]
+
+
 @pytest.mark.parametrize("raw", [b"not json", b"[1, 2]", b'{"cells": 5}', b"\xff\xfe"])
 def test_unreadable_notebooks_raise_with_a_message(raw):
     with pytest.raises(NotebookUnreadable) as info:

@@ -338,7 +338,7 @@ def read_student_notebook(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {"cells": []}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
         return data if isinstance(data, dict) and isinstance(data.get("cells"), list) else {"cells": []}
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
         return {"cells": []}
