@@ -298,6 +298,12 @@ def outcome_notes(
     return notes
 
 
+def in_cell_order(notes: list[Message]) -> list[Message]:
+    """Notes about the submission first, then notes about cells by cell number (a cell's notes
+    from reading it before those from running it)."""
+    return sorted(notes, key=lambda note: note.params.get("cell", 0) if type(note.params.get("cell")) is int else 0)
+
+
 _BINDINGS = (
     re.compile(r"^\s*(?:async\s+)?def\s+(\w+)", re.MULTILINE),
     re.compile(r"^\s*class\s+(\w+)", re.MULTILINE),

@@ -138,7 +138,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             suites=options.suites,
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),
-            notes=capped([*prepared.notes, *cell_notes]),
+            notes=capped(notebook.in_cell_order([*prepared.notes, *cell_notes])),
             worker_uid=plan.uid,
             seconds=time.monotonic() - started,
         )

@@ -111,6 +111,14 @@ def test_malformed_cells_are_read_as_far_as_they_make_sense():
     assert [(c.number, c.code) for c in read(raw).cells] == [(2, "42"), (3, "a = 1")]
 
 
+def test_notes_come_in_cell_order_after_those_about_the_whole_submission():
+    from grader.messages import Message
+    from grader.notebook import in_cell_order
+
+    notes = [Message("a", {"cell": 3}), Message("b", {"cell": 1}), Message("c", {}), Message("d", {"cell": 1})]
+    assert [n.id for n in in_cell_order(notes)] == ["c", "b", "d", "a"]
+
+
 def test_a_byte_order_mark_before_the_json_is_read_past():
     raw = b"\xef\xbb\xbf" + json.dumps({"cells": [{"cell_type": "code", "source": "A = 1"}]}).encode()
     assert [c.code for c in read(raw).cells] == ["A = 1"]
