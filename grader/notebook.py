@@ -248,10 +248,18 @@ def read(raw: bytes) -> Notebook:
     return notebook
 
 
+_MODULE_NAME = r"[A-Za-z0-9_.]+"
+
+
+def _top_package(module: str) -> str | None:
+    """The package of a module name the worker reported (``scipy`` for ``scipy.special``)."""
+    return module.split(".")[0] if re.fullmatch(_MODULE_NAME, module) else None
+
+
 def _package(message: str) -> str | None:
-    """The package a ``ModuleNotFoundError`` names (``scipy`` for ``scipy.special``)."""
-    match = re.match(r"No module named '([A-Za-z0-9_.]+)'", message)
-    return match.group(1).split(".")[0] if match else None
+    """The package a ``ModuleNotFoundError``'s message names."""
+    match = re.match(rf"No module named '({_MODULE_NAME})'", message)
+    return _top_package(match.group(1)) if match else None
 
 
 def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str, ...]) -> Message | None:
@@ -262,7 +270,7 @@ def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str,
         return Message("submission.cell_syntax_error", place | {"line": line})
     if outcome.get("status") == "imports_skipped":
         absent = outcome.get("absent")
-        names = [_package(f"No module named '{m}'") for m in absent[:5]] if isinstance(absent, list) else []
+        names = [_top_package(str(m)) for m in absent[:5]] if isinstance(absent, list) else []
         packages = ", ".join(sorted({n for n in names if n})) or "?"
         params = place | {"package": packages, "available": ", ".join(available)}
         return Message("submission.cell_imports_skipped", params)

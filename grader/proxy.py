@@ -98,6 +98,15 @@ class Caller(Protocol):
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply: ...
 
 
+def _name_from_cell(fault: StudentFault, name: str, failed: dict[str, CodeCell]) -> None:
+    """Which failed cell would have defined ``name``, if one would: on public tests only (its
+    first line is the student's text)."""
+    cell = failed.get(name)
+    if cell is not None:
+        place = {"name": name, "cell": cell.number, "first_line": cell.first_line}
+        fault.private.append(Message("fault.name_from_cell", place))
+
+
 class StudentProxy:
     """Attribute access returns a function that runs in the worker."""
 
@@ -272,7 +281,7 @@ class StudentProxy:
             raise fault
         if isinstance(answer, answers.Missing):
             missing = StudentMissing(function, self._missing_from(module), answer.found)
-            self._point_to_failed_definition(missing, function)
+            _name_from_cell(missing, function, self.failed_names())  # a cell that failed before its def
             raise missing
         if isinstance(answer, answers.Raised):
             raised = student_raised(
@@ -299,21 +308,9 @@ class StudentProxy:
         """A NameError in a notebook where a cell failed: say so, and (on public tests, where
         the name may be shown) which cell would have defined the name."""
         failed = self.failed_names()
-        if not failed:
-            return
-        fault.messages.append(Message("hint.failed_cell_name"))
-        cell = failed.get(name)
-        if cell is not None:
-            place = {"name": name, "cell": cell.number, "first_line": cell.first_line}
-            fault.private.append(Message("fault.name_from_cell", place))
-
-    def _point_to_failed_definition(self, fault: StudentMissing, function: str) -> None:
-        """A graded function that a notebook cell would have defined, had it not failed before
-        the definition: which cell (public tests only: its first line is the student's text)."""
-        cell = self.failed_names().get(function)
-        if cell is not None:
-            place = {"name": function, "cell": cell.number, "first_line": cell.first_line}
-            fault.private.append(Message("fault.name_from_cell", place))
+        if failed:
+            fault.messages.append(Message("hint.failed_cell_name"))
+            _name_from_cell(fault, name, failed)
 
     @staticmethod
     def _bad_result(function: str, detail: str) -> BadResult:

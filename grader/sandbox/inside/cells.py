@@ -226,8 +226,7 @@ def _absent_names(statement: ast.stmt) -> dict[str, Any]:
         for alias in statement.names:
             top = alias.name.split(".")[0]
             name, target = (alias.asname, alias.name) if alias.asname else (top, top)
-            loaded = alias.name in sys.modules
-            found[name] = sys.modules[target] if loaded and target in sys.modules else Absent(target)
+            found[name] = sys.modules[target] if alias.name in sys.modules else Absent(target)
         return found
     assert isinstance(statement, ast.ImportFrom)
     source = "." * statement.level + (statement.module or "")
@@ -262,28 +261,22 @@ def _run_code(cell: dict[str, Any], code: types.CodeType, namespace: dict[str, A
             tree = tree or ast.parse(cell["code"], filename)
             index = _import_at(tree, _error_line(exc, filename))
             if index is None or len(skipped) >= MISSING_IMPORTS:
-                return _raised(cell, exc, filename, skipped)
+                return _raised(cell, exc, filename)
             skipped.append(str(exc.name or "?")[:100])
             namespace.update(_absent_names(tree.body[index]))
             tree = ast.Module(body=tree.body[index + 1 :], type_ignores=[])
             code = compile(tree, filename, "exec", flags=code.co_flags & FUTURE_FLAGS)
         except BaseException as exc:  # a cell may raise anything, SystemExit included: it is one cell
-            return _raised(cell, exc, filename, skipped)
+            return _raised(cell, exc, filename)
         else:
             if skipped:
                 return {"number": cell["number"], "status": "imports_skipped", "absent": skipped}
             return {"number": cell["number"], "status": "ok"}
 
 
-def _raised(cell: dict[str, Any], exc: BaseException, filename: str, skipped: list[str]) -> dict[str, Any]:
+def _raised(cell: dict[str, Any], exc: BaseException, filename: str) -> dict[str, Any]:
     report = exception_report(exc, filename)
-    return {
-        "number": cell["number"],
-        "status": "raised",
-        "line": _error_line(exc, filename),
-        **report,
-        "absent": skipped,
-    }
+    return {"number": cell["number"], "status": "raised", "line": _error_line(exc, filename), **report}
 
 
 def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
