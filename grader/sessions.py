@@ -3,10 +3,9 @@
 A fresh ``pytest.main`` per grading imports and collects every suite file again, which cost
 more than a third of the trusted side's time per submission in a pool process. Here a pytest
 session is configured and collected once per process (per set of suite files, ``-k`` expression
-and their modification times) and its items are run again for each submission, with pytest's
-own run-test protocol, which supports running an item again (``pytest-rerunfailures`` relies on
-it). The one plugin of the session, :class:`~grader.plugin.GradingPlugin`, is told which
-submission's proxy its ``student`` fixture answers with before each run.
+and their modification times), and for each submission the one plugin of the session,
+:class:`~grader.plugin.GradingPlugin`, calls its collected test functions again with that
+submission's proxy as their ``student`` fixture.
 
 pytest has no public API to keep a session open between runs; ``_prepareconfig`` and
 ``_do_configure`` are the two steps ``pytest.main`` takes before it collects (``wrap_session``).
@@ -19,6 +18,7 @@ import io
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,11 +111,6 @@ class SuiteSession:
         _forget_modules(files)
         with quiet():
             self.config = _prepareconfig(pytest_args(files, scratch, select), plugins=[self.plugin])
-            # A failing test's traceback is read only when the grader itself failed; pytest's
-            # own style parses every frame's source file to draw it, which made a student's
-            # failing test (every test of an untouched notebook) cost ten times a passing one.
-            # (``--tb`` belongs to the terminal plugin, which is off: the option is set here.)
-            self.config.option.tbstyle = "native"
             self.session = pytest.Session.from_config(self.config)
             self.config._do_configure()
             self.config.hook.pytest_sessionstart(session=self.session)
@@ -123,37 +118,26 @@ class SuiteSession:
         _drop_rewrite_hook(self.config)
         if self.plugin.grader_faults:
             raise GraderFault(self.plugin.grader_faults[0])
-        self.items = list(self.session.items)
-        for item in self.items:
-            # pytest draws every failed call's traceback into its report; the plugin reads one
-            # only for a grader fault (rare), and draws it then from the exception itself.
-            item.repr_failure = _untraced  # type: ignore[method-assign]
+        self.items = [item for item in self.session.items if isinstance(item, pytest.Function)]
         if not self.items:
             raise GraderFault("no test was collected from the suites")
+        self.broken = False
+        """A run stopped half-way (a grader fault): its state is not to be reused."""
 
     def run(self, proxy: StudentProxy, reference: Reference | None) -> GradingPlugin:
         """Every collected test on ``proxy``'s submission; the plugin holds the results.
         A grader fault stops the run (the plugin's ``grader_faults`` says which)."""
         self.plugin.begin(proxy, reference)
-        with quiet():
-            for i, item in enumerate(self.items):
-                nextitem = self.items[i + 1] if i + 1 < len(self.items) else None
-                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-                if self.session.shouldstop:
+        # A warning in our checking code must not change a grade, whatever the process's filters
+        # (the project's own tests turn warnings into errors).
+        with quiet(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for item in self.items:
+                self.plugin.run_test(item)
+                if self.plugin.grader_faults:
+                    self.broken = True
                     break
         return self.plugin
-
-    @property
-    def broken(self) -> bool:
-        """A run stopped half-way (a grader fault): its fixtures' state is not to be reused."""
-        return bool(self.session.shouldstop)
-
-
-def _untraced(excinfo: pytest.ExceptionInfo[BaseException], style: object = None) -> str:
-    """A failed call's long report: the exception's type only (see ``GradingPlugin._failure``,
-    which formats the traceback of a grader fault; drawing one for each of an untouched
-    notebook's 140 failing tests cost ~60 ms a submission)."""
-    return excinfo.typename
 
 
 def _forget_modules(files: list[Path]) -> None:

@@ -7,6 +7,7 @@ import shutil
 import numpy as np
 
 from grader import course, sessions
+from grader.faults import GraderFault
 from grader.model import Status
 from grader.proxy import StudentProxy
 from grader.reference import AnswerFile, Reference, call_key
@@ -141,3 +142,40 @@ def test_two_threads_of_one_process_each_get_their_own_report():
     assert solved_report.score == solved_report.max_score
     assert stubs_report.score == 0
     assert len(stubs_report.results) == len(solved_report.results)
+
+
+def _run_suite(tmp_path, text):
+    suite = tmp_path / "test_ours_direct.py"  # a name of its own: pytest reuses a loaded module
+    suite.write_text(text)
+    found = sessions.session_for([suite], {suite}, None, tmp_path)
+    return found.run(StudentProxy(prepare(course.solutions_dir()), None, Limits()), None)
+
+
+def test_skips_and_warnings_in_a_suite_are_run_as_pytest_would(tmp_path):
+    # The collected tests are called directly, not through pytest's run-test protocol: a skip
+    # is still a skip, and a warning in our own checking code changes no grade (this process's
+    # filters turn warnings into errors, as pyproject.toml asks).
+    plugin = _run_suite(
+        tmp_path,
+        "import warnings\nimport pytest\n\n\n"
+        "def test_skips(student):\n    pytest.skip('not today')\n\n\n"
+        "def test_warns(student):\n    warnings.warn('overflow in a check', RuntimeWarning)\n\n\n"
+        "@pytest.mark.points(3)\ndef test_fails(student, rng):\n    assert rng.random() > 2\n",
+    )
+    results = {r.name.rsplit("/", 1)[-1]: r for r in plugin.ordered_results()}
+    assert results["test_skips"].status is Status.SKIPPED
+    assert results["test_warns"].status is Status.PASSED
+    assert results["test_fails"].status is Status.FAILED
+    assert results["test_fails"].max_score == 3
+    assert not plugin.grader_faults
+
+
+def test_a_suite_asking_for_a_fixture_we_do_not_make_is_a_grader_fault(tmp_path):
+    suite = tmp_path / "test_ours_fixtures.py"
+    suite.write_text("def test_one(student, tmp_path):\n    pass\n")
+    try:
+        sessions.session_for([suite], {suite}, None, tmp_path)
+    except GraderFault as fault:
+        assert "tmp_path" in str(fault)
+    else:
+        raise AssertionError("a test that cannot be given its fixtures was collected")
