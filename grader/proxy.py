@@ -136,6 +136,11 @@ class StudentProxy:
         """Print output of the calls made during the current test."""
         self._answered: dict[bytes, tuple[Any, CallRecord]] = {}
         """The answers of this grading's calls to ``course.REPEATABLE`` functions, by call."""
+        self._stubs: dict[tuple[str, bool], answers.Raised] = {}
+        """The NotImplementedError of each function the worker called an untouched stub, by
+        function and by whether a hidden test's call raised it: its message and traceback
+        could hold that call's arguments if the worker lied, so a hidden call's answer is
+        given again only to hidden tests, whose feedback withholds both."""
 
     def __getattr__(self, function: str) -> Callable[..., Any]:
         if function.startswith("_") or function not in MODULE_OF:
@@ -210,6 +215,10 @@ class StudentProxy:
             raise StudentTimeout(
                 function, [Message("fault.budget_spent", {"seconds": self._limits.submission_seconds})]
             )
+        stub = self._stubs.get((function, checks.is_hidden()))
+        if stub is not None:  # an untouched stub raises the same whatever it is given
+            self.answers += 1
+            raise self._raised(function, stub)
         key = call_key(function, tuple(args), kwargs) if function in course.REPEATABLE else None
         if key is not None and key in self._answered:
             return self._answered_again(key)
@@ -284,17 +293,9 @@ class StudentProxy:
             _name_from_cell(missing, function, self.failed_names())  # a cell that failed before its def
             raise missing
         if isinstance(answer, answers.Raised):
-            raised = student_raised(
-                function,
-                answer.exc_type,
-                answer.builtin_type,
-                answer.message,
-                self._placed(answer.traceback),
-                answer.raised_in,
-            )
-            if answer.builtin_type == "NameError":
-                self._point_to_failed_cell(raised, answer.missing_name)
-            raise raised
+            if answer.stub:
+                self._stubs[(function, checks.is_hidden())] = answer
+            raise self._raised(function, answer)
         self.last_call = CallRecord(
             function=function,
             mutated=[course.parameter_name(function, name) for name in answer.mutated],
@@ -303,6 +304,19 @@ class StudentProxy:
             seconds=answer.seconds,
         )
         return answer.result
+
+    def _raised(self, function: str, answer: answers.Raised) -> StudentFault:
+        raised = student_raised(
+            function,
+            answer.exc_type,
+            answer.builtin_type,
+            answer.message,
+            self._placed(answer.traceback),
+            answer.raised_in,
+        )
+        if answer.builtin_type == "NameError":
+            self._point_to_failed_cell(raised, answer.missing_name)
+        return raised
 
     def _point_to_failed_cell(self, fault: StudentFault, name: str) -> None:
         """A NameError in a notebook where a cell failed: say so, and (on public tests, where

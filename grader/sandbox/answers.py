@@ -63,6 +63,9 @@ class Raised:
     raised_in: str = ""
     """The graded function of the student's code the exception left from (empty when it is not
     one of the course's graded functions: only those names are ever shown)."""
+    stub: bool = False
+    """The worker's word that the function is an untouched stub: it raises NotImplementedError
+    whatever its arguments. Only that student's own later calls can rest on it."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,7 @@ def _raised(message: dict[str, Any], output: str, kind: type[Raised]) -> Raised:
         output=output,
         missing_name=name if isinstance(name, str) and name.isidentifier() and len(name) <= NAME_CAP else "",
         raised_in=inside if isinstance(inside := message.get("raised_in"), str) and inside in MODULE_OF else "",
+        stub=message.get("stub") is True and message.get("builtin_type") == "NotImplementedError" and not output,
     )
 
 
