@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from textwrap import shorten
 
 from grader.classgrade import State, StudentOutcome
 from grader.model import Status
@@ -22,6 +23,8 @@ SHOWN = 5
 """Slowest submissions and most failed tests listed."""
 BAR = 40
 """Characters of the longest bar in the terminal histogram."""
+DESCRIBED = 72
+"""Characters of a failed test's description shown beside its name."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,8 @@ class ClassSummary:
     """Students with more than zero points: the ones ``most_failed`` counts."""
     late: int = 0
     """Students whose score a late penalty lowered (the counts and bins are after it)."""
+    described: dict[str, str] = field(default_factory=dict)
+    """What each of ``most_failed``'s tests checks, in the words its student sees."""
 
 
 def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
@@ -56,6 +61,7 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
     full = zero = scored = attempted = late = 0
     seconds: dict[str, float] = {}
     failed: Counter[str] = Counter()
+    described: dict[str, str] = {}
     for outcome in outcomes:
         states[outcome.state.value] += 1
         report = outcome.report
@@ -71,10 +77,13 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
         seconds[outcome.student] = report.seconds
         if report.score > 0:  # an untouched notebook fails everything and says nothing
             attempted += 1
-            failed.update({r.name for r in report.results if r.status is not Status.PASSED})
+            missed = {r.name: r.description for r in report.results if r.status is not Status.PASSED}
+            failed.update(missed.keys())
+            described.update(missed)
     slowest = tuple(sorted(seconds.items(), key=lambda item: -item[1])[:SHOWN])
     most_failed = tuple(sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:SHOWN])
-    return ClassSummary(dict(states), full, zero, tuple(bins), slowest, most_failed, scored, attempted, late)
+    shown = {name: described[name] for name, _ in most_failed}
+    return ClassSummary(dict(states), full, zero, tuple(bins), slowest, most_failed, scored, attempted, late, shown)
 
 
 def _label(index: int) -> str:
@@ -102,7 +111,10 @@ def summary_text(summary: ClassSummary) -> str:
     if summary.most_failed:
         lines.append(f"tests failed most often (among the {summary.attempted} students who scored):")
         total = summary.attempted or 1
-        lines += [f"  {count:>4} ({count * 100 / total:.0f} %)  {name}" for name, count in summary.most_failed]
+        for name, count in summary.most_failed:
+            # The name says where the test is; its description what the class did not get.
+            about = shorten(summary.described.get(name, ""), DESCRIBED, placeholder=" ...")
+            lines.append(f"  {count:>4} ({count * 100 / total:.0f} %)  {name}" + (f": {about}" if about else ""))
     return "\n".join(lines) + "\n"
 
 

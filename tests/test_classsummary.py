@@ -15,7 +15,7 @@ def _report(passed: list[bool], seconds: float) -> Report:
         CheckResult(
             f"rmsnorm/hidden/test_{i}",
             "rmsnorm",
-            "a test",
+            f"check number {i}, " + "in a long description " * 8,
             Visibility.HIDDEN,
             Status.PASSED if ok else Status.FAILED,
             1.0 if ok else 0.0,
@@ -65,7 +65,9 @@ def test_the_text_draws_one_bar_per_bin_and_names_what_failed():
     assert "#" not in bars[1]  # an empty bin has no bar
     assert "cai 2.50 s" in text
     assert "tests failed most often (among the 4 students who scored):" in text
-    assert "   2 (50 %)  rmsnorm/hidden/test_3" in text
+    assert "   2 (50 %)  rmsnorm/hidden/test_3: check number 3, in a long description" in text
+    assert "check number 0" not in text  # nobody failed it
+    assert all(len(line) < 120 for line in text.splitlines())  # long descriptions are cut short
 
 
 def test_an_empty_class_is_summed_up_without_failing(tmp_path):
