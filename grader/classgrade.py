@@ -16,7 +16,7 @@ The store keeps the suites' own points; the course's policy (``grader/policy.py`
 when a report is published.
 
 A re-run skips students whose submission has not changed since they were marked done, and
-reuses stored reports for students interrupted between steps 1 and 3. Re-scoring is not
+reuses stored reports for students interrupted between steps 1 and 3 (``State.RESUMED``). Re-scoring is not
 re-grading: when only the scoring key changed, the stored report is published again under the
 new terms (``State.RESCORED``) and the sandbox does not run. ``ClassRun.students`` regrades
 only the students named, even if done. Anything that goes wrong for one student (an
@@ -96,6 +96,9 @@ class State(Enum):
     GRADED = "graded"
     UNCHANGED = "unchanged"
     """Done before and not changed since: skipped."""
+    RESUMED = "resumed"
+    """Graded by an earlier run that stopped before publishing it (killed, say): the stored
+    report was published now; nothing was graded again."""
     RESCORED = "rescored"
     """Not changed, but the terms of its score did (a due date, a late policy): the stored
     verdicts were published again; nothing was graded again."""
@@ -195,7 +198,7 @@ def _grade_pending(run: ClassRun, pending: dict[str, Submitted]) -> Iterator[Stu
         for student, submitted in pending.items():
             stored = run.stored(submitted)
             if stored is not None:
-                yield _publish(run, submitted, stored)
+                yield _publish(run, submitted, stored, State.RESUMED)
             else:
                 owners.setdefault(submitted.path or Path(nothing), []).append(student)
         graded = grade_many(list(owners), run.options, jobs=run.jobs, scheduler=run.scheduler)

@@ -32,7 +32,8 @@ class ClassSummary:
     """A class's grading, summed up."""
 
     states: dict[str, int]
-    """Students per outcome: graded, re-scored, unchanged (graded before), failed (not graded)."""
+    """Students per outcome: graded, resumed (graded by an earlier run), re-scored, unchanged
+    (graded before), failed (not graded)."""
     full: int
     """Students with full marks."""
     zero: int
@@ -96,8 +97,9 @@ def summary_text(summary: ClassSummary) -> str:
     the tests failed most often."""
     states = summary.states
     rescored = f"{states['rescored']} re-scored, " if states.get("rescored") else ""
+    resumed = f"{states['resumed']} graded by an earlier run, " if states.get("resumed") else ""
     lines = [
-        f"class summary: {states.get('graded', 0)} graded now, {rescored}"
+        f"class summary: {states.get('graded', 0)} graded now, {resumed}{rescored}"
         f"{states.get('unchanged', 0)} graded before, {states.get('failed', 0)} not graded; "
         f"{summary.full} with full marks, {summary.zero} with zero"
         + (f" ({summary.late} late: counted after their penalty)" if summary.late else ""),

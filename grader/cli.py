@@ -385,9 +385,10 @@ def _finish_class(seen: list[StudentOutcome]) -> None:
     if by_hand:  # the maximum above is the automatic part; nbgrader's counts the written answers too
         click.echo(f"the scores above are the automatic part; the written answers add {by_hand:g} points, by hand")
     rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
+    resumed = f", {counts[State.RESUMED]} graded by an earlier run, published now" if counts[State.RESUMED] else ""
     click.echo(
         f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
-        f"{counts[State.FAILED]} not graded{rescored}"
+        f"{counts[State.FAILED]} not graded{resumed}{rescored}"
     )
     sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
 
@@ -396,12 +397,14 @@ def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
     """One student's line, as their grading is published (or re-scored)."""
     from grader.classgrade import State
 
-    if outcome.state in (State.GRADED, State.RESCORED):
+    if outcome.state in (State.GRADED, State.RESUMED, State.RESCORED):
         line = f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"
         if outcome.penalty:
             line += f" (late penalty -{outcome.penalty:g}: {max(0.0, (outcome.score or 0.0) - outcome.penalty):g})"
         if outcome.state is State.RESCORED:
             line += " re-scored"
+        elif outcome.state is State.RESUMED:
+            line += " (graded by an earlier run)"
         click.echo(clean_text(line))
     elif outcome.state is State.FAILED:
         click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)

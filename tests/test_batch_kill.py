@@ -163,8 +163,11 @@ def test_a_killed_batch_leaves_no_process_and_the_rerun_grades_the_rest_once(cou
     assert 0 < len(done_before) < len(STUDENTS)
 
     out = normlab("autograde", ASSIGNMENT, "--course-dir", course, "--no-progress", cwd=ROOT).stdout
-    rest = len(STUDENTS) - len(done_before)
+    # A student graded and stored before the kill but not yet published is published, not graded.
+    resumed = len(set(reports_before) - done_before)
+    rest = len(STUDENTS) - len(done_before) - resumed
     assert f"{rest} graded, {len(done_before)} unchanged since the last run, 0 not graded" in out, out
+    assert (f", {resumed} graded by an earlier run, published now" in out) == (resumed > 0), out
     for student, stamp in reports_before.items():  # a stored report is reused, never regraded
         assert (work / "reports" / f"{student}.json").stat().st_mtime_ns == stamp, student
     assert _markers(work / "done") == set(STUDENTS)

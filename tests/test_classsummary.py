@@ -93,3 +93,9 @@ def test_a_late_penalty_counts_and_re_scored_students_are_counted():
     assert "1 graded now, 1 re-scored, 0 graded before" in summary_text(summary)
     assert "1 with zero (1 late: counted after their penalty)" in summary_text(summary)
     assert "late" not in summary_text(summarize(CLASS))  # nobody was late: nothing said about it
+
+
+def test_students_graded_by_an_interrupted_run_are_not_counted_as_graded_now():
+    resumed = _graded("gus", [True] * 4, 0.5, State.RESUMED)
+    text = summary_text(summarize([*CLASS, resumed]))
+    assert "4 graded now, 1 graded by an earlier run, 1 graded before, 1 not graded" in text
