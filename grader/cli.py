@@ -106,7 +106,7 @@ def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str |
     from grader.runner import Options, grade
 
     try:
-        return grade(path, Options(suites=suites, settings=settings, select=select))
+        return grade(path, Options(suites=suites, settings=settings, select=select, single=True))
     except SubmissionError as exc:
         raise UsageExit(str(exc)) from exc
     except GraderFault as exc:

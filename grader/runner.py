@@ -46,6 +46,10 @@ class Options:
     """Process isolation only, for measuring what the other layers cost. Never for grading."""
     select: str | None = None
     """A pytest ``-k`` expression to run only some tests (for debugging a suite)."""
+    single: bool = False
+    """The only grading of this process (``normlab check``, ``grade``, a Gradescope container):
+    its worker starts cold, while the suites are collected, instead of from a warm sandbox that
+    would have to start first and would serve no other grading."""
 
 
 def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
@@ -102,7 +106,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         slot, warm = options.slot, False
         if slot is None:  # a slot this process keeps: its warm sandbox serves the next grading too
             slot = cleanup.enter_context(slots.lease(options.settings.slot_dir)).number
-            warm = options.settings.warm_sandbox and not options.baseline
+            warm = options.settings.warm_sandbox and not options.baseline and not options.single
         plan = sandbox_policy.plan(
             prepared.directory, options.settings, slot=slot, baseline=options.baseline, warm=warm
         )

@@ -143,7 +143,7 @@ def run(root: Path) -> int:
     """Grade ``root/submission`` and write ``root/results/results.json``; return an exit code."""
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
-    options = Options(suites=FINAL)  # results.json: the questions' auto-graded parts only (Decision 8)
+    options = Options(suites=FINAL, single=True)  # results.json: the questions' auto-graded parts only (Decision 8)
     settings = options.settings
     report = policy.apply(grade(find_submission(root / "submission"), options), settings.policy)
     write_atomic(
