@@ -215,8 +215,36 @@ def _prepare(cell: Cell) -> tuple[CodeCell | None, list[Message]]:
         return None, [Message("submission.cell_other_language", place | {"magic": f"%%{magic.group(1)}"})]
     if magic and magic.group(1) == "timeit":
         return None, [Message("submission.cell_timeit", place)]
-    notes = [Message("submission.cell_magic_removed", place)] if _LINE_MAGIC.search(code) else []
+    notes = []
+    if _LINE_MAGIC.search(code):
+        only = _only_magics(code)
+        notes.append(Message("submission.cell_magic_only" if only else "submission.cell_magic_removed", place))
     return CodeCell(cell.number, cell.first_line, code), notes
+
+
+_NOT_RUN = frozenset({"run_line_magic", "system", "getoutput"})
+
+
+def _only_magics(code: str) -> bool:
+    """Every statement of the cell is a line magic, a shell command or a ``?`` help line (as
+    IPython writes them: ``get_ipython().system(...)``, ``x = !ls``): nothing else to run."""
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+
+    def not_run(statement: ast.stmt) -> bool:
+        call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+        return (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr in _NOT_RUN
+            and isinstance(call.func.value, ast.Call)
+            and isinstance(call.func.value.func, ast.Name)
+            and call.func.value.func.id == "get_ipython"
+        )
+
+    return bool(body) and all(map(not_run, body))
 
 
 def parse(raw: bytes) -> Any:

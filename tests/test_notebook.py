@@ -45,6 +45,12 @@ def test_ipython_syntax_becomes_the_calls_a_kernel_makes():
     assert notebook.notes[0].params == {"cell": 2, "first_line": "%matplotlib inline"}
 
 
+def test_a_cell_of_magics_alone_is_not_said_to_have_run_the_rest():
+    notebook = read(_nb("np.mean?", "%load_ext autoreload\n%autoreload 2\nfiles = !ls", "%pip install numpy\nx = 1"))
+    assert ids(notebook.notes) == ["submission.cell_magic_only"] * 2 + ["submission.cell_magic_removed"]
+    assert [n.params["cell"] for n in notebook.notes] == [c.number for c in notebook.cells]
+
+
 def test_the_body_of_a_time_or_capture_cell_is_turned_into_python_too():
     """IPython transforms such a body when the magic runs it; the worker has no IPython."""
     import ast
