@@ -173,8 +173,8 @@ ones are left as IPython wrote them."""
 
 def python_of(source: str, depth: int = 0) -> str:
     """The cell as a kernel runs it: IPython syntax turned into plain Python."""
-    if not _IPYTHON_LINE.search(source):
-        return source
+    if not _IPYTHON_LINE.search(source) or _is_python(source):
+        return source  # IPython runs valid Python as it is (a '?' in a docstring is not help)
     from IPython.core.inputtransformer2 import TransformerManager  # only for cells that need it
 
     try:
@@ -182,6 +182,14 @@ def python_of(source: str, depth: int = 0) -> str:
     except Exception:  # what IPython cannot transform, a kernel cannot run: the cell will fail
         return source
     return _body_as_python(code, depth)
+
+
+def _is_python(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _body_as_python(code: str, depth: int) -> str:

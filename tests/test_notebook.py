@@ -45,6 +45,17 @@ def test_ipython_syntax_becomes_the_calls_a_kernel_makes():
     assert notebook.notes[0].params == {"cell": 2, "first_line": "%matplotlib inline"}
 
 
+def test_valid_python_is_run_as_written_whatever_ipython_would_do_with_it():
+    # A '?' ending a docstring line is not a help request; IPython leaves such cells alone.
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from grader.notebook import python_of
+
+    for source in ('def f():\n    """Which one vanishes?\n    """\n', "x = 5 % 2  # why?\n", 's = """\n!ls\n"""\n'):
+        assert python_of(source) == source == TransformerManager().transform_cell(source)
+    assert python_of("np.mean?\n") != "np.mean?\n"
+
+
 def test_a_cell_of_magics_alone_is_not_said_to_have_run_the_rest():
     notebook = read(_nb("np.mean?", "%load_ext autoreload\n%autoreload 2\nfiles = !ls", "%pip install numpy\nx = 1"))
     assert ids(notebook.notes) == ["submission.cell_magic_only"] * 2 + ["submission.cell_magic_removed"]
