@@ -167,9 +167,7 @@ class GradingPlugin:
         if isinstance(exc, (AssertionError, pytest.fail.Exception)):
             if hidden:  # a bare assert in a hidden test: its text could print hidden values
                 return Status.FAILED, [Message("check.failed_hidden")]
-            # pytest's explanation names functions by their address, which changes run to run.
-            text = _ADDRESS.sub("", str(exc))[:1500] or "assert"
-            return Status.FAILED, [Message("check.assertion", {"text": text})]
+            return Status.FAILED, [Message("check.assertion", {"text": _assertion_text(exc)})]
         if isinstance(exc, Exception) and not isinstance(exc, GraderFault) and not hidden:
             # A public test is plain numpy on the student's answer: an answer of the wrong kind
             # (None, a dict, a scalar) makes it raise. That is a failed check, not our fault; the
@@ -224,6 +222,17 @@ class GradingPlugin:
                 result = dataclasses.replace(result, messages=(*result.messages, *extra))
             out.append(result)
         return out
+
+
+def _assertion_text(exc: BaseException) -> str:
+    """What a public test's failed assert says: its own message where it has one (pytest's
+    explanation after it repeats the compared values, whole arrays included), else pytest's
+    explanation, without the function addresses it names (they change run to run)."""
+    text = str(exc)
+    message, explained, _ = text.partition("\nassert ")
+    if explained and message.strip():
+        text = message
+    return _ADDRESS.sub("", text)[:1500] or "assert"
 
 
 NOT_ATTEMPTED = frozenset(

@@ -170,6 +170,21 @@ def test_skips_and_warnings_in_a_suite_are_run_as_pytest_would(tmp_path):
     assert not plugin.grader_faults
 
 
+def test_a_public_assert_shows_its_own_message_else_the_explanation(tmp_path):
+    suite = tmp_path / "test_ours_asserts.py"
+    suite.write_text(
+        "import numpy as np\n\n\n"
+        "def test_with_message(student):\n    x = np.zeros(50)\n"
+        "    assert np.allclose(x, x + 1), 'x changed: keep it as it was'\n\n\n"
+        "def test_bare(student):\n    assert [1, 2] == [1, 3]\n"
+    )
+    found = sessions.session_for([suite], set(), None, tmp_path)  # public: the text is shown
+    plugin = found.run(StudentProxy(prepare(course.solutions_dir()), None, Limits()), None)
+    texts = {r.name.rsplit("/", 1)[-1]: r.messages[0].params["text"] for r in plugin.ordered_results()}
+    assert texts["test_with_message"] == "x changed: keep it as it was"
+    assert texts["test_bare"].startswith("assert [1, 2] == [1, 3]") and " at 0x" not in texts["test_bare"]
+
+
 def test_a_suite_asking_for_a_fixture_we_do_not_make_is_a_grader_fault(tmp_path):
     suite = tmp_path / "test_ours_fixtures.py"
     suite.write_text("def test_one(student, tmp_path):\n    pass\n")
