@@ -46,14 +46,26 @@ def _key(item: pytest.Item) -> str:
     return f"{item.path}::{item.name}"
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
 class _Meta:
-    __slots__ = ("description", "exercise", "fixtures", "name", "points", "visibility")
+    """What collection learns of a test, once."""
 
-    def __init__(self, name: str, exercise: str, description: str, visibility: Visibility, points: float) -> None:
-        self.name, self.exercise, self.description = name, exercise, description
-        self.visibility, self.points = visibility, points
-        self.fixtures: tuple[str, ...] = ()
-        """The fixtures the test function asks for, by parameter name."""
+    name: str
+    exercise: str
+    description: str
+    visibility: Visibility
+    points: float
+    fixtures: tuple[str, ...]
+    """The fixtures the test function asks for: its parameters without a default, as pytest
+    reads them."""
+
+
+def _fixtures(function: object) -> tuple[str, ...]:
+    if not callable(function):
+        return ()
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    parameters = inspect.signature(function).parameters.values()
+    return tuple(p.name for p in parameters if p.kind in kinds and p.default is inspect.Parameter.empty)
 
 
 class GradingPlugin:
@@ -101,12 +113,11 @@ class GradingPlugin:
             function = getattr(item, "obj", None)
             description = discovery.description(getattr(function, "__doc__", None), item.name)
             name = f"{exercise}/{visibility.value}/{item.name}"
-            fixtures = tuple(inspect.signature(function).parameters) if callable(function) else ()
+            fixtures = _fixtures(function)
             unknown = [f for f in fixtures if f not in discovery.FIXTURES]
             if not isinstance(item, pytest.Function) or unknown:
                 self.grader_faults.append(f"{_key(item)}: not a test function of ours (fixtures {unknown})")
-            self.meta[_key(item)] = meta = _Meta(name, exercise, description, visibility, points)
-            meta.fixtures = fixtures
+            self.meta[_key(item)] = _Meta(name, exercise, description, visibility, points, fixtures)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         """Tests left out by ``-k`` are not in the report at all: it shows what was selected."""

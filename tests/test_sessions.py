@@ -160,7 +160,7 @@ def test_skips_and_warnings_in_a_suite_are_run_as_pytest_would(tmp_path):
         "import warnings\nimport pytest\n\n\n"
         "def test_skips(student):\n    pytest.skip('not today')\n\n\n"
         "def test_warns(student):\n    warnings.warn('overflow in a check', RuntimeWarning)\n\n\n"
-        "@pytest.mark.points(3)\ndef test_fails(student, rng):\n    assert rng.random() > 2\n",
+        "@pytest.mark.points(3)\ndef test_fails(student, rng, times=2):\n    assert rng.random() > times\n",
     )
     results = {r.name.rsplit("/", 1)[-1]: r for r in plugin.ordered_results()}
     assert results["test_skips"].status is Status.SKIPPED
