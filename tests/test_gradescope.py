@@ -57,6 +57,7 @@ def _run(root: Path, env: dict, files: dict[str, str]) -> dict:
     shutil.rmtree(root / "results", ignore_errors=True)
     submission.mkdir()
     for name, text in files.items():
+        (submission / name).parent.mkdir(parents=True, exist_ok=True)
         (submission / name).write_text(text)
     out = subprocess.run(
         [str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True, timeout=600
@@ -103,6 +104,37 @@ def test_stub_submission_scores_zero_with_messages(autograder):
     assert all("not implemented yet" in t["output"] for t in exercises)
     assert all("not answered yet" in t["output"] for t in results["tests"] if t not in exercises)
     assert leaks(json.dumps(results)) == []
+
+
+def test_a_submission_zipped_with_its_folder_is_found_inside_it(autograder):
+    # A zip of the student's folder (or a GitHub repository) keeps the folder; macOS adds its
+    # __MACOSX/ copies of every file beside it.
+    root, env = autograder
+    files = {f"normlab-lab/{m}.py": (course.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
+    files[f"normlab-lab/{ANSWERS_FILE}"] = (course.solutions_dir() / ANSWERS_FILE).read_text()
+    files["__MACOSX/normlab-lab/rmsnorm.py"] = "not python"
+    results = _run(root, env, files)
+    assert results["score"] == pytest.approx(sum(t["max_score"] for t in results["tests"])) and results["score"] > 100
+
+
+def test_the_folder_with_the_most_module_files_is_graded(tmp_path):
+    from grader.integrations.gradescope import find_submission
+
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "rmsnorm.py").write_text("")
+    (tmp_path / "work" / "lab").mkdir(parents=True)
+    for module in MODULES:
+        (tmp_path / "work" / "lab" / f"{module}.py").write_text("")
+    assert find_submission(tmp_path) == tmp_path / "work" / "lab"
+    (tmp_path / "work" / "lab" / "rmsnorm.py").unlink()
+    (tmp_path / "old" / "rmsnorm.py").unlink()
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".ipynb_checkpoints" / "lab-checkpoint.ipynb").write_text("{}")
+    (tmp_path / "lab.ipynb").write_text("{}")
+    assert find_submission(tmp_path) == tmp_path / "work" / "lab"  # modules before a notebook
+    for path in (tmp_path / "work" / "lab").iterdir():
+        path.unlink()
+    assert find_submission(tmp_path) == tmp_path / "lab.ipynb"  # the checkpoint copy is not a second one
 
 
 def test_single_notebook_submission(autograder):

@@ -129,14 +129,34 @@ def written_questions(target: Path, lang: str = "en", course_policy: policy.Poli
 
 def find_submission(submission: Path) -> Path:
     """What to grade in Gradescope's ``submission/``: the module files (as a directory), else
-    the one notebook, else the one ``.py`` file."""
-    if any((submission / f"{m}.py").is_file() for m in MODULES):
-        return submission
+    the one notebook, else the one ``.py`` file. The module files may sit in a folder: a zip
+    of the student's folder, or a GitHub repository, keeps it."""
+    folder = _module_folder(submission)
+    if folder is not None:
+        return folder
     for pattern in ("*.ipynb", "*.py"):
-        found = sorted(submission.rglob(pattern))
+        found = [p for p in sorted(submission.rglob(pattern)) if not _junk(p.relative_to(submission))]
         if len(found) == 1:
             return found[0]
     return submission
+
+
+def _junk(relative: Path) -> bool:
+    """What a zip tool or an editor leaves beside the work (macOS's ``__MACOSX/``, hidden
+    folders and files such as ``.ipynb_checkpoints/``): never what to grade."""
+    return any(part == "__MACOSX" or part.startswith(".") for part in relative.parts)
+
+
+def _module_folder(submission: Path) -> Path | None:
+    """The folder holding the most module files (``rmsnorm.py`` ...), the shallowest of equals."""
+    counts: dict[Path, int] = {}
+    for module in MODULES:
+        for path in submission.rglob(f"{module}.py"):
+            if path.is_file() and not _junk(path.relative_to(submission)):
+                counts[path.parent] = counts.get(path.parent, 0) + 1
+    if not counts:
+        return None
+    return min(counts, key=lambda folder: (-counts[folder], len(folder.parts), str(folder)))
 
 
 def run(root: Path) -> int:
