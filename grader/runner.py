@@ -16,6 +16,7 @@ from pathlib import Path
 
 from grader import course, notebook, questions, sessions, verification
 from grader.faults import GraderFault
+from grader.messages import Message
 from grader.model import CheckResult, ManualPart, Report
 from grader.proxy import StudentProxy
 from grader.sandbox import policy as sandbox_policy
@@ -73,14 +74,18 @@ def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
     return files, hidden
 
 
-def _questions(submission: str | Path, options: Options) -> tuple[list[CheckResult], list[ManualPart]]:
-    """The verification questions' auto-graded parts and written parts (final grading only)."""
+def _questions(submission: str | Path, options: Options) -> tuple[list[CheckResult], list[ManualPart], list[Message]]:
+    """The verification questions' auto-graded parts and written parts (final grading only),
+    and a note when the answers could not be read at all: the parts say so one by one, but on
+    Gradescope those wait for the due date, too late to hand in the missing file."""
     if QUESTIONS not in options.suites or options.select is not None:  # -k debugs a suite
-        return [], []
+        return [], [], []
     bank = questions.load()
     if not bank.hidden:
         raise GraderFault("the question bank's keys are not installed (is this a student copy of the grader?)")
-    return verification.score(bank, verification.find(submission))
+    answers = verification.find(submission)
+    results, manual = verification.score(bank, answers)
+    return results, manual, [answers.problem] if answers.problem is not None else []
 
 
 _SCRATCH: list[Path] = []
@@ -131,7 +136,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             if plugin.grader_faults:
                 raise GraderFault(plugin.grader_faults[0])
             results = plugin.ordered_results()
-        question_results, manual = _questions(submission, options)
+        question_results, manual, answer_notes = _questions(submission, options)
         cell_notes = notebook.outcome_notes(
             prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.cell_seconds
         )
@@ -142,7 +147,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             suites=options.suites,
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),
-            notes=capped(notebook.in_cell_order([*prepared.notes, *cell_notes])),
+            notes=capped(notebook.in_cell_order([*prepared.notes, *answer_notes, *cell_notes])),
             worker_uid=plan.uid,
             seconds=time.monotonic() - started,
         )

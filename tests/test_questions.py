@@ -367,3 +367,14 @@ def test_a_ticked_item_under_no_answer_is_refused_not_scored():
         read_page(ana + "## student: carol" + carol.replace("- [ ] item 1 ", "- [x] item 1 ", 1))
     marked = read_page(ana.replace("- [ ] item 1 ", "- [x] item 1 ", 1) + "## student: carol" + carol)[2]
     assert marked[0].student == "ana" and marked[0].points > 0
+
+
+def test_a_missing_answers_file_is_said_at_the_top_of_the_report(tmp_path):
+    # Each question part says it too, but Gradescope shows those parts after the due date, too
+    # late to hand the file in: the top of the report (Gradescope's output) shows it at once.
+    from grader.runner import FINAL, Options, grade
+
+    report = grade(copy_solutions(tmp_path / "sub"), Options(suites=FINAL))
+    assert "question.file_missing" in [note.id for note in report.notes]
+    top = json.loads(reporters.to_gradescope(report, "en"))["output"]
+    assert f"No answers file ({ANSWERS_FILE})" in top
