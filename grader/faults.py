@@ -96,12 +96,15 @@ def student_raised(
 class StudentMissing(StudentFault):
     """The submission does not define the function (or defines something that is not callable)."""
 
-    def __init__(self, function: str, module: str | None, found: str | None) -> None:
+    def __init__(self, function: str, module: str | None, found: str | None, handed_in: bool = True) -> None:
         """``module``: the file as the student knows it; None for a submission whose file name
-        the student chose, on a hidden test (no student-chosen text reaches hidden feedback)."""
+        the student chose, on a hidden test (no student-chosen text reaches hidden feedback).
+        ``handed_in``: False when the module's file is not in the submission at all."""
         where = {"function": function} if module is None else {"function": function, "module": module}
         suffix = "_in_submission" if module is None else ""
-        if found is None:
+        if not handed_in and module is not None:
+            messages = [Message("fault.module_missing", where)]
+        elif found is None:
             messages = [Message(f"fault.missing{suffix}", where)]
         else:
             messages = [Message(f"fault.not_callable{suffix}", where | {"found": safe_type_name(found)})]

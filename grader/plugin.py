@@ -251,6 +251,7 @@ NOT_ATTEMPTED = frozenset(
         "fault.not_implemented",
         "fault.not_implemented_inside",
         "fault.missing",
+        "fault.module_missing",
         "fault.not_callable",
         "fault.missing_in_submission",
         "fault.not_callable_in_submission",

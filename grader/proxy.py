@@ -202,7 +202,7 @@ class StudentProxy:
             raise StudentFault(function, [self._prepared.unreadable])
         module = self._module(function)
         if module not in self._prepared.present:
-            raise StudentMissing(function, self._missing_from(module), None)
+            raise StudentMissing(function, self._missing_from(module), None, handed_in=False)
         if module in self._broken_modules:
             # A fresh traceback each time: re-raising the stored fault would grow its traceback.
             raise self._broken_modules[module].with_traceback(None)

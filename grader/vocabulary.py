@@ -132,6 +132,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "fault.raised": {"function": "function", "exc_type": "exception"},
     "fault.details_withheld": {"function": "function"},
     "fault.missing": {"function": "function", "module": "module"},
+    "fault.module_missing": {"function": "function", "module": "module"},
     "fault.not_callable": {"function": "function", "module": "module", "found": "type"},
     "fault.missing_in_submission": {"function": "function"},
     "fault.not_implemented_inside": {"function": "function", "inner": "function"},

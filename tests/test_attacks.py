@@ -162,6 +162,8 @@ def attack(
 
 FAILED, ERROR, CRASHED, TIMED_OUT, PASSED = {"failed"}, {"error"}, {"crashed"}, {"timeout"}, {"passed"}
 RAISED = {"fault.raised"}
+MODULE_GONE, NOT_HANDED_IN = {"fault.module_missing"}, {"submission.module_missing"}
+"""A module file the submission's copy left out (a symlink, a FIFO): as if not handed in."""
 NOT_ARRAY = {"check.not_array", "check.assertion", *MUTATED}
 BAD_KIND = {"check.bad_kind", "check.assertion", *MUTATED}
 MEMORY = {"MemoryError", "an exception"}  # numpy raises its own MemoryError subclass
@@ -266,15 +268,15 @@ ATTACKS = [
         exc_types=MEMORY,
     ),
     # -- symlinks and special files ------------------------------------------------------------------
-    attack("rmsnorm_symlink_to_solutions.toml", (36,), ERROR, {"fault.missing"}, notes={"submission.module_missing"}),
-    attack("rmsnorm_symlink_to_host_file.toml", (36,), ERROR, {"fault.missing"}, notes={"submission.module_missing"}),
-    attack("rmsnorm_fifo_module.toml", (36,), ERROR, {"fault.missing"}, notes={"submission.module_missing"}),
+    attack("rmsnorm_symlink_to_solutions.toml", (36,), ERROR, MODULE_GONE, notes=NOT_HANDED_IN),
+    attack("rmsnorm_symlink_to_host_file.toml", (36,), ERROR, MODULE_GONE, notes=NOT_HANDED_IN),
+    attack("rmsnorm_fifo_module.toml", (36,), ERROR, MODULE_GONE, notes=NOT_HANDED_IN),
     attack("rmsnorm_tmp_symlinks.py", (36,), FAILED, WRONG),
     attack(
         "all_submission_dir_symlink.toml",
         (36,),
         ERROR,
-        {"fault.missing"},
+        {"fault.module_missing"},
         notes={"submission.directory_unreadable", "submission.module_missing"},
     ),
     # -- side channels -------------------------------------------------------------------------------

@@ -123,7 +123,7 @@ def test_missing_file_costs_only_its_exercise(tmp_path):
     report = grade(sub)
     lost = failing(report)
     assert {r.exercise for r in lost} == {"stack"}
-    assert {m.id for r in lost for m in r.messages} == {"fault.missing"}
+    assert {m.id for r in lost for m in r.messages} == {"fault.module_missing"}  # not "not defined in stack.py"
     assert [n.id for n in report.notes] == ["submission.module_missing"]
 
 
