@@ -15,6 +15,9 @@ from typing import Any
 
 LANGUAGES = ("en", "pt-BR")
 DEFAULT_LANGUAGE = "en"
+PHRASES = {"an exception": "phrase.an_exception", "an object of another type": "phrase.another_type"}
+"""The fixed English phrases a message's parameters hold for what may not be named on a hidden
+test (``vocabulary.NEUTRAL_EXCEPTION`` ...): said in the reader's language when rendered."""
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,14 @@ def render(message: Message, lang: str = DEFAULT_LANGUAGE) -> str:
     """The message in ``lang`` (any spelling of a locale: ``pt_BR.UTF-8`` is ``pt-BR``). An
     unknown id is a grader bug and raises ``KeyError``."""
     templates = catalog()[message.id]
-    return templates.get(normalize_language(lang), templates[DEFAULT_LANGUAGE]).format(**message.params)
+    lang = normalize_language(lang)
+    params = {k: _phrase(v, lang) if isinstance(v, str) and v in PHRASES else v for k, v in message.params.items()}
+    return templates.get(lang, templates[DEFAULT_LANGUAGE]).format(**params)
+
+
+def _phrase(english: str, lang: str) -> str:
+    templates = catalog()[PHRASES[english]]
+    return templates.get(lang, english)
 
 
 @cache

@@ -72,3 +72,16 @@ def test_descriptions_render_in_the_reader_language():
     english = "A (T, C) float64 sequence matches the formula."
     assert messages.describe(name, english, "en") == english
     assert messages.describe(name, english, "pt-BR") == messages.descriptions()[name]["pt-BR"]
+
+
+def test_the_neutral_phrases_of_hidden_feedback_are_said_in_the_readers_language():
+    from grader.vocabulary import NEUTRAL_EXCEPTION, NEUTRAL_TYPE
+
+    raised = Message("fault.raised", {"function": "rmsnorm", "exc_type": NEUTRAL_EXCEPTION})
+    assert render(raised, "en") == "rmsnorm raised an exception."
+    assert render(raised, "pt-BR") == "rmsnorm lançou uma exceção."
+    odd = Message("fault.not_callable", {"function": "rmsnorm", "module": "rmsnorm.py", "found": NEUTRAL_TYPE})
+    assert "um objeto de outro tipo" in render(odd, "pt-BR")
+    assert render(Message("fault.raised", {"function": "rmsnorm", "exc_type": "ValueError"}), "pt-BR").endswith(
+        "lançou ValueError."
+    )
