@@ -53,16 +53,30 @@ timed out is made again."""
 
 MODULES: tuple[str, ...] = tuple(EXERCISES)
 
-USES: dict[str, tuple[str, ...]] = {
-    "residual": ("rmsnorm",),
-    "stack": ("rmsnorm",),
-    "compare": ("rmsnorm", "layernorm"),
+CALLS: dict[str, tuple[str, ...]] = {
+    "block": ("rmsnorm",),
+    "postnorm_block": ("rmsnorm",),
+    "stack_forward": ("rmsnorm",),
+    "stack_forward_postnorm": ("rmsnorm",),
+    "stack_trace": ("rmsnorm",),
+    "depth_rms": ("rmsnorm",),
+    "shift_response": ("layernorm", "rmsnorm"),
+    "scale_response": ("layernorm", "rmsnorm"),
+    "block_forward": ("rmsnorm",),
+    "block_backward": ("rmsnorm", "rmsnorm_backward"),
     "gradient_path": ("rmsnorm", "rmsnorm_backward"),
-    "porting": ("rmsnorm", "layernorm"),
-    "quantization": ("rmsnorm",),
+    "forward": ("layernorm", "rmsnorm"),
+    "quantized_stack": ("rmsnorm",),
+    "quantization_report": ("rmsnorm",),
 }
-"""Exercise -> the graded functions of other exercises its functions call (as the stubs import
-them): a failure there may come from one of those."""
+"""Graded function -> the graded functions of other exercises it calls (as the reference does
+and the stubs import them): a failure of the function may come from one of those."""
+
+
+def uses(exercise: str) -> set[str]:
+    """The graded functions of other exercises that ``exercise``'s functions call."""
+    return {called for function, calls in CALLS.items() if MODULE_OF[function] == exercise for called in calls}
+
 
 DATA = ("configs",)
 """Folders that ship next to the lab (the release copies them beside the notebook): student

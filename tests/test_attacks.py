@@ -44,7 +44,7 @@ from helpers import copy_solutions, patched
 
 from grader import course
 from grader.batch import grade_many
-from grader.course import MODULE_OF, MODULES, USES
+from grader.course import MODULE_OF, MODULES, uses
 from grader.messages import LANGUAGES, render
 from grader.messages import catalog as message_catalog
 from grader.model import CheckResult, Graded, Outcome, Report, Status, Visibility
@@ -73,7 +73,7 @@ SECRET_VARIABLE = "NORMLAB_ATTACK_SECRET"
 
 # Which exercises import which modules (a broken module also breaks the exercises that use it).
 # Exercise -> the modules whose graded functions it calls: an attack on those may cost it too.
-DEPENDS = {exercise: {MODULE_OF[f] for f in functions} for exercise, functions in USES.items()}
+DEPENDS = {exercise: {MODULE_OF[f] for f in uses(exercise)} for exercise in MODULES}
 
 # Message families. A result's first message must belong to the attack's expected set; any
 # further message must too, or be one of these supplements (shown on public tests only, or hints).

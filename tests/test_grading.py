@@ -285,3 +285,50 @@ def test_an_implemented_function_calling_a_stub_names_the_stub(tmp_path):
     inside = ("fault.not_implemented_inside", (("function", "stack_trace"), ("inner", "token_norm")))
     assert inside in ids, ids
     assert ("fault.not_implemented", (("function", "stack_trace"),)) not in ids
+
+
+def test_a_failing_function_is_blamed_only_where_the_tested_function_calls_it(tmp_path):
+    # layernorm uses the unbiased variance; op_counts divides by zero. op_counts calls no norm,
+    # so its failures must not point at layernorm; shift_response calls layernorm, so its may.
+    unbiased = "np.var(xf, axis=-1, ddof=1, keepdims=True)"
+    sub = patched(tmp_path / "sub", "layernorm", "np.mean(xc * xc, axis=-1, keepdims=True)", unbiased)
+    compare = sub / "compare.py"
+    compare.write_text(compare.read_text().replace("def op_counts(C):\n", "def op_counts(C):\n    1 / 0\n", 1))
+    report = grade(sub, Options(select="compare or layernorm"))
+    blamed = {
+        r.name: {m.params["function"] for m in r.messages if m.id == "check.uses_failing"} for r in failing(report)
+    }
+    op_counts = [name for name in blamed if "op_count" in name or "count" in name]
+    assert op_counts and all(not blamed[name] for name in op_counts), blamed
+    assert any("layernorm" in functions for functions in blamed.values()), blamed
+
+
+def test_the_calls_table_is_what_the_reference_calls():
+    # course.CALLS says which graded functions of other exercises a function calls; the feedback
+    # blames them when it fails. Read it off the reference: names a function (or a helper of its
+    # module) uses that are graded functions of another exercise, not its parameters or locals.
+    import ast
+
+    from grader.course import CALLS, MODULE_OF
+
+    found: dict[str, tuple[str, ...]] = {}
+    for module in MODULES:
+        tree = ast.parse((course.solutions_dir() / f"{module}.py").read_text())
+        functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+        def called(name, seen, module=module, functions=functions):
+            node = functions[name]
+            own = {a.arg for a in (*node.args.args, *node.args.kwonlyargs)}
+            own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            out = set()
+            for used in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - own:
+                if MODULE_OF.get(used, module) != module:
+                    out.add(used)
+                elif used in functions and used not in seen:
+                    out |= called(used, seen | {used})
+            return out
+
+        for name in functions:
+            if MODULE_OF.get(name) == module and (calls := called(name, {name})):
+                found[name] = tuple(sorted(calls))
+    assert found == {name: tuple(sorted(calls)) for name, calls in CALLS.items()}
