@@ -255,7 +255,7 @@ def test_trace_postnorm(student: StudentProxy, reference: Reference, rng: np.ran
 
 @pytest.mark.points(1)
 def test_trace_rejects_unknown_placement(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """stack_trace raises ValueError for a placement other than "pre" or "post"."""
+    """stack_trace raises ValueError for a placement other than "pre" or "post" (and traces "pre" right)."""
     params, x = _params(reference, rng, n_layers=1, C=4), rng.standard_normal((3, 4))
     # Refusing earns the point only from a stack_trace that also traces a known placement.
     _check_trace(student, reference, x, params, "pre")
