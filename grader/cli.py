@@ -58,9 +58,12 @@ def settings_from(course_dir: Path | None = None, course_file: str | None = None
 
 
 def _language(value: str | None) -> str | None:
-    from grader.messages import normalize_language
+    from grader.messages import chosen_language
 
-    return normalize_language(value) if value else None
+    try:
+        return chosen_language(value) if value else None
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--lang") from None
 
 
 def common(function: F) -> F:
@@ -74,7 +77,7 @@ def common(function: F) -> F:
         "--lang",
         default=None,
         metavar="LANG",
-        help="Language of messages: en or pt-BR (default: course file, NORMLAB_LANG, the locale).",
+        help="Language of messages: en or pt-BR (default: NORMLAB_LANG, the course file, the locale).",
     )(function)
 
 

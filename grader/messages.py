@@ -48,6 +48,16 @@ def normalize_language(lang: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
+def chosen_language(lang: str) -> str:
+    """A language someone asked for by name (``--lang``, ``NORMLAB_LANG``, the course file): as
+    :func:`normalize_language`, but one we do not speak raises ``ValueError`` instead of
+    falling back to English without a word. (A machine's locale still falls back quietly.)"""
+    tag = lang.split(".")[0].replace("_", "-").lower()
+    if not (tag == "en" or tag.startswith(("en-", "pt"))):
+        raise ValueError(f"{lang!r} is not a language normlab speaks: use one of {', '.join(LANGUAGES)}")
+    return normalize_language(lang)
+
+
 def render(message: Message, lang: str = DEFAULT_LANGUAGE) -> str:
     """The message in ``lang`` (any spelling of a locale: ``pt_BR.UTF-8`` is ``pt-BR``). An
     unknown id is a grader bug and raises ``KeyError``."""

@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from grader.messages import normalize_language
+from grader.messages import chosen_language, normalize_language
 from grader.policy import Policy, PolicyError
 from grader.policy import parse as parse_policy
 from grader.sandbox.limits import Limits
@@ -125,7 +125,7 @@ def _from_course_file(path: Path) -> dict[str, Any]:
     if "require_sandbox" in grading:
         values["require_sandbox"] = bool(grading["require_sandbox"])
     if "language" in grading:
-        values["lang"] = normalize_language(str(grading["language"]))
+        values["lang"] = _language(f"{path}: [grading] language", grading["language"])
     if "jobs" in grading:
         values["jobs"] = _integer("[grading] jobs", grading["jobs"], 1)
     if "warm_sandbox" in grading:
@@ -147,6 +147,13 @@ def _from_course_file(path: Path) -> dict[str, Any]:
     return values
 
 
+def _language(where: str, value: object) -> str:
+    try:
+        return chosen_language(str(value))
+    except ValueError as exc:
+        raise SettingsError(f"{where}: {exc}") from None
+
+
 def _visibility(path: Path, section: Mapping[str, Any]) -> dict[str, str]:
     """``[gradescope] public_tests / hidden_tests``: when Gradescope shows each kind of test."""
     chosen = dict(GRADESCOPE_VISIBILITY)
@@ -163,7 +170,7 @@ def _from_environment(environ: Mapping[str, str]) -> dict[str, Any]:
     if "NORMLAB_REQUIRE_SANDBOX" in environ:
         values["require_sandbox"] = _flag("NORMLAB_REQUIRE_SANDBOX", environ["NORMLAB_REQUIRE_SANDBOX"])
     if environ.get("NORMLAB_LANG"):
-        values["lang"] = normalize_language(environ["NORMLAB_LANG"])
+        values["lang"] = _language("NORMLAB_LANG", environ["NORMLAB_LANG"])
     if "NORMLAB_WARM_SANDBOX" in environ:
         values["warm_sandbox"] = _flag("NORMLAB_WARM_SANDBOX", environ["NORMLAB_WARM_SANDBOX"])
     if environ.get("NORMLAB_BWRAP"):

@@ -41,6 +41,23 @@ def test_the_environment_overrides_the_course_file_and_the_locale_does_not(tmp_p
     assert (settings.lang, settings.require_sandbox) == ("en", False)
 
 
+def test_a_language_asked_for_by_name_must_be_one_we_speak_but_a_foreign_locale_is_fine(tmp_path):
+    root = course(tmp_path, '[grading]\nlanguage = "fr"\n')
+    with pytest.raises(SettingsError, match=r"\[grading\] language: 'fr' is not a language"):
+        load(environ={}, course_dir=root)
+    with pytest.raises(SettingsError, match="NORMLAB_LANG: 'de' is not a language"):
+        load(environ={"NORMLAB_LANG": "de"})
+    assert load(environ={"LANG": "fr_FR.UTF-8"}).lang == "en"  # a French machine gets English
+    assert load(environ={"NORMLAB_LANG": "en_GB.UTF-8"}).lang == "en"
+    out = subprocess.run(
+        [sys.executable, "-m", "grader", "check", str(ROOT / "exercises"), "--lang", "fr"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert out.returncode == 2 and "'fr' is not a language normlab speaks" in out.stderr
+
+
 def test_command_line_values_override_and_unset_ones_do_not():
     settings = load(environ={"NORMLAB_REQUIRE_SANDBOX": "1"})
     assert settings.replace(require_sandbox=None, lang=None).require_sandbox is True
