@@ -105,7 +105,7 @@ def _check_stack(
         if bits is None
         else [(_weights_only(x, weights, bits, kwargs.get("axis"), kwargs.get("eps", 1e-6)), "hint.quant_weights_only")]
     )
-    expect_array(got[0], want[0], what="the norm inputs of quantized_stack(...)", tol=TOL, hints=hints)
+    expect_array(got[0], want[0], what="the array of norm inputs from quantized_stack(...)", tol=TOL, hints=hints)
     expect_array(got[1], want[1], what="zeroed of quantized_stack(...)", tol=TOL)
 
 
