@@ -15,7 +15,8 @@ from pathlib import Path
 from textwrap import shorten
 
 from grader.classgrade import State, StudentOutcome
-from grader.model import Status
+from grader.course import MODULES
+from grader.model import Report, Status
 
 BINS = 10
 """Score bins of the histogram: 0-10 %, ..., 90-100 % of the maximum (full marks in the last)."""
@@ -53,13 +54,35 @@ class ClassSummary:
     """Students whose score a late penalty lowered (the counts and bins are after it)."""
     described: dict[str, str] = field(default_factory=dict)
     """What each of ``most_failed``'s tests checks, in the words its student sees."""
+    empty: int = 0
+    """Students whose hand-in held nothing to grade (no notebook, no module file, an unreadable
+    file): among those with zero, the ones who may not have handed in what they meant to."""
+
+
+NOTHING_HANDED_IN = frozenset(
+    {
+        "submission.no_notebook",
+        "submission.notebook_no_cells",
+        "submission.notebook_not_json",
+        "submission.notebook_too_large",
+        "submission.file_unreadable",
+        "submission.directory_unreadable",
+    }
+)
+"""Notes that say a hand-in held nothing the grader could run."""
+
+
+def handed_in_nothing(report: Report) -> bool:
+    """The report is of a hand-in with nothing to grade in it (not an untouched one)."""
+    ids = [note.id for note in report.notes]
+    return bool(NOTHING_HANDED_IN.intersection(ids)) or ids.count("submission.module_missing") >= len(MODULES)
 
 
 def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
     """The summary of one run's outcomes."""
     states: Counter[str] = Counter()
     bins = [0] * BINS
-    full = zero = scored = attempted = late = 0
+    full = zero = scored = attempted = late = empty = 0
     seconds: dict[str, float] = {}
     failed: Counter[str] = Counter()
     described: dict[str, str] = {}
@@ -75,6 +98,7 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
         bins[min(BINS - 1, max(0, int(fraction * BINS)))] += 1
         full += net == report.max_score
         zero += net == 0
+        empty += handed_in_nothing(report)
         seconds[outcome.student] = report.seconds
         if report.score > 0:  # an untouched notebook fails everything and says nothing
             attempted += 1
@@ -84,7 +108,9 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
     slowest = tuple(sorted(seconds.items(), key=lambda item: -item[1])[:SHOWN])
     most_failed = tuple(sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:SHOWN])
     shown = {name: described[name] for name, _ in most_failed}
-    return ClassSummary(dict(states), full, zero, tuple(bins), slowest, most_failed, scored, attempted, late, shown)
+    return ClassSummary(
+        dict(states), full, zero, tuple(bins), slowest, most_failed, scored, attempted, late, shown, empty
+    )
 
 
 def _label(index: int) -> str:
@@ -102,6 +128,7 @@ def summary_text(summary: ClassSummary) -> str:
         f"class summary: {states.get('graded', 0)} graded now, {resumed}{rescored}"
         f"{states.get('unchanged', 0)} graded before, {states.get('failed', 0)} not graded; "
         f"{summary.full} with full marks, {summary.zero} with zero"
+        + (f" ({summary.empty} of them handed in nothing gradable)" if summary.empty else "")
         + (f" ({summary.late} late: counted after their penalty)" if summary.late else ""),
         "scores (share of the maximum):",
     ]

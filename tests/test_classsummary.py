@@ -99,3 +99,20 @@ def test_students_graded_by_an_interrupted_run_are_not_counted_as_graded_now():
     resumed = _graded("gus", [True] * 4, 0.5, State.RESUMED)
     text = summary_text(summarize([*CLASS, resumed]))
     assert "4 graded now, 1 graded by an earlier run, 1 graded before, 1 not graded" in text
+
+
+def test_a_hand_in_with_nothing_to_grade_is_told_apart_from_an_untouched_one():
+    from dataclasses import replace
+
+    from grader.course import MODULES
+    from grader.messages import Message
+
+    missing = tuple(Message("submission.module_missing", {"module": f"{m}.py"}) for m in MODULES)
+    empty = _graded("hal", [False] * 4, 0.2)
+    empty = replace(empty, report=replace(empty.report, notes=missing))
+    no_notebook = _graded("ivy", [False] * 4, 0.2)
+    no_notebook = replace(no_notebook, report=replace(no_notebook.report, notes=(Message("submission.no_notebook"),)))
+    summary = summarize([*CLASS, empty, no_notebook])
+    assert (summary.zero, summary.empty) == (3, 2)  # cai's untouched notebook is not empty
+    assert "3 with zero (2 of them handed in nothing gradable)" in summary_text(summary)
+    assert "handed in nothing" not in summary_text(summarize(CLASS))
