@@ -135,6 +135,12 @@ def test_the_folder_with_the_most_module_files_is_graded(tmp_path):
     for path in (tmp_path / "work" / "lab").iterdir():
         path.unlink()
     assert find_submission(tmp_path) == tmp_path / "lab.ipynb"  # the checkpoint copy is not a second one
+    # A folder reached through a symlink is never the work, whatever it holds (the reference?).
+    (tmp_path / "lab.ipynb").unlink()
+    (tmp_path / "link").symlink_to(course.solutions_dir(), target_is_directory=True)
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "deep" / "up").symlink_to(course.solutions_dir().parent, target_is_directory=True)
+    assert find_submission(tmp_path) == tmp_path
 
 
 def test_single_notebook_submission(autograder):

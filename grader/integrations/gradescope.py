@@ -148,10 +148,15 @@ def _junk(relative: Path) -> bool:
 
 
 def _module_folder(submission: Path) -> Path | None:
-    """The folder holding the most module files (``rmsnorm.py`` ...), the shallowest of equals."""
+    """The folder holding the most module files (``rmsnorm.py`` ...), the shallowest of equals,
+    never one reached through a symlink (it could lead to the reference solution)."""
     counts: dict[Path, int] = {}
+    inside = submission.resolve()
     for module in MODULES:
         for path in submission.rglob(f"{module}.py"):
+            real = path.parent.resolve()
+            if real != inside and inside not in real.parents:
+                continue
             if path.is_file() and not _junk(path.relative_to(submission)):
                 counts[path.parent] = counts.get(path.parent, 0) + 1
     if not counts:
