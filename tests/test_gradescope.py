@@ -141,6 +141,24 @@ def test_the_folder_with_the_most_module_files_is_graded(tmp_path):
     (tmp_path / "deep").mkdir()
     (tmp_path / "deep" / "up").symlink_to(course.solutions_dir().parent, target_is_directory=True)
     assert find_submission(tmp_path) == tmp_path
+    # A thousand nested folders (a zip can hold them) neither crash the search nor hide the work.
+    folder = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(1100):  # made one level at a time: the whole path is longer than mkdir takes
+        os.mkdir("a", dir_fd=folder)
+        inner = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=folder)
+        os.close(folder)
+        folder = inner
+    os.close(folder)
+    for module in MODULES:
+        (tmp_path / "work" / "lab" / f"{module}.py").write_text("")
+    assert find_submission(tmp_path) == tmp_path / "work" / "lab"
+    while (tmp_path / "a").exists():  # removed one level at a time, as it was made
+        if (tmp_path / "a" / "a").exists():
+            os.rename(tmp_path / "a" / "a", tmp_path / "b")
+            os.rmdir(tmp_path / "a")
+            os.rename(tmp_path / "b", tmp_path / "a")
+        else:
+            os.rmdir(tmp_path / "a")
 
 
 def test_single_notebook_submission(autograder):

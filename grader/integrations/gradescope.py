@@ -12,6 +12,7 @@ file (``normlab.toml``), when given, travels in the zip: its language, packages,
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import tempfile
@@ -131,37 +132,49 @@ def find_submission(submission: Path) -> Path:
     """What to grade in Gradescope's ``submission/``: the module files (as a directory), else
     the one notebook, else the one ``.py`` file. The module files may sit in a folder: a zip
     of the student's folder, or a GitHub repository, keeps it."""
-    folder = _module_folder(submission)
-    if folder is not None:
-        return folder
-    for pattern in ("*.ipynb", "*.py"):
-        found = [p for p in sorted(submission.rglob(pattern)) if not _junk(p.relative_to(submission))]
+    files = _files(submission)
+    modules = {f"{m}.py" for m in MODULES}
+    counts: dict[Path, int] = {}
+    for path in files:
+        if path.name in modules:
+            counts[path.parent] = counts.get(path.parent, 0) + 1
+    if counts:  # the folder with the most module files, the shallowest of equals
+        return min(counts, key=lambda folder: (-counts[folder], len(folder.parts), str(folder)))
+    for suffix in (".ipynb", ".py"):
+        found = [path for path in files if path.suffix == suffix]
         if len(found) == 1:
             return found[0]
     return submission
 
 
-def _junk(relative: Path) -> bool:
-    """What a zip tool or an editor leaves beside the work (macOS's ``__MACOSX/``, hidden
-    folders and files such as ``.ipynb_checkpoints/``): never what to grade."""
-    return any(part == "__MACOSX" or part.startswith(".") for part in relative.parts)
+SEARCHED_DEPTH = 8
+SEARCHED_ENTRIES = 10_000
+"""How deep and how widely an upload is searched: a zip can hold a thousand nested folders
+(``Path.rglob`` recursed once a level and raised RecursionError) or a million files."""
 
 
-def _module_folder(submission: Path) -> Path | None:
-    """The folder holding the most module files (``rmsnorm.py`` ...), the shallowest of equals,
-    never one reached through a symlink (it could lead to the reference solution)."""
-    counts: dict[Path, int] = {}
-    inside = submission.resolve()
-    for module in MODULES:
-        for path in submission.rglob(f"{module}.py"):
-            real = path.parent.resolve()
-            if real != inside and inside not in real.parents:
+def _files(submission: Path) -> list[Path]:
+    """The upload's regular files, sorted, walked without following a symlink (a linked folder
+    could lead to the reference solution in the bundle) and without what a zip tool or an
+    editor leaves beside the work (macOS's ``__MACOSX/``, hidden entries such as
+    ``.ipynb_checkpoints/``)."""
+    found: list[Path] = []
+    pending, seen = [(submission, 0)], 0
+    while pending and seen < SEARCHED_ENTRIES:
+        folder, depth = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if entry.name == "__MACOSX" or entry.name.startswith(".") or entry.is_symlink():
                 continue
-            if path.is_file() and not _junk(path.relative_to(submission)):
-                counts[path.parent] = counts.get(path.parent, 0) + 1
-    if not counts:
-        return None
-    return min(counts, key=lambda folder: (-counts[folder], len(folder.parts), str(folder)))
+            if entry.is_dir(follow_symlinks=False) and depth < SEARCHED_DEPTH:
+                pending.append((Path(entry.path), depth + 1))
+            elif entry.is_file(follow_symlinks=False):
+                found.append(Path(entry.path))
+    return sorted(found)
 
 
 def run(root: Path) -> int:
