@@ -130,7 +130,10 @@ def _as_number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int past float's range: no answer we could compare
+            return None
     if isinstance(value, str):
         try:
             return float(value.strip().replace(",", "."))  # "0,5" is how pt-BR writes it

@@ -378,3 +378,12 @@ def test_a_missing_answers_file_is_said_at_the_top_of_the_report(tmp_path):
     assert "question.file_missing" in [note.id for note in report.notes]
     top = json.loads(reporters.to_gradescope(report, "en"))["output"]
     assert f"No answers file ({ANSWERS_FILE})" in top
+
+
+def test_an_integer_past_floats_range_is_a_wrong_number_not_a_crash():
+    # tomllib and a notebook's literals both accept integers of any size.
+    bank = questions.load()
+    answers = verification.from_toml(b"[q3]\nb = " + b"9" * 400 + b"\n")
+    results, _ = verification.score(bank, answers)
+    part = next(r for r in results if r.name.startswith("q3/") and r.name.endswith("part_b"))
+    assert part.status is Status.FAILED and part.score == 0
