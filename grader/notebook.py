@@ -332,8 +332,10 @@ def outcome_notes(
     notes = []
     for number, reason in sorted(skipped.items()):
         place = {"cell": number, "first_line": by_number[number].first_line}
-        timeout = Message("submission.cell_timeout", place | {"seconds": seconds})
-        notes.append(timeout if reason == "timeout" else Message("submission.cell_crashed", place))
+        if reason == "timeout":
+            notes.append(Message("submission.cell_timeout", place | {"seconds": seconds}))
+        else:
+            notes.append(Message(f"submission.cell_{'channel' if reason == 'channel' else 'crashed'}", place))
     for outcome in outcomes[:MAX_CODE_CELLS] if isinstance(outcomes, list) else []:
         reported = outcome.get("number") if isinstance(outcome, dict) else None
         if type(reported) is int and reported in by_number:

@@ -321,6 +321,8 @@ ATTACKS = [
     ),
     attack("nb_forged_cell_events.ipynb", (6,), FAILED, WRONG, notes={"submission.cell_timeout"}),
     attack("nb_forged_ready.ipynb", (6,), FAILED, WRONG),
+    attack("nb_channel_frame.ipynb", (6,), FAILED, WRONG, notes={"submission.cell_channel"}),
+    attack("nb_channel_garbage.ipynb", (6,), FAILED, WRONG, notes={"submission.cell_channel"}),
     # A cell whose compilation blows the worker's stack: that cell is skipped, the rest graded
     # (the trusted side never parses a cell).
     attack("nb_parser_bomb.ipynb", (45,), FAILED, WRONG, notes={"submission.cell_crashed"}, own_batch=True),

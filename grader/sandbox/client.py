@@ -89,6 +89,11 @@ class ReplyKind(Enum):
     """The worker answered with something that is not a response."""
 
 
+SKIP_REASONS = {ReplyKind.TIMEOUT: "timeout", ReplyKind.DIED: "crashed"}
+"""Why a notebook cell was skipped, by how the worker's start ended while it ran (any other
+ending: ``"channel"``, the cell wrote on the grader's channel)."""
+
+
 @dataclass
 class Reply:
     """How one call ended, as seen from the trusted side."""
@@ -349,7 +354,9 @@ class Worker:
                 raise GraderFault(f"the worker did not start ({detail}")
             if reply.cell in self.skipped_cells:
                 raise NotebookStopped(reply.cell)  # skipping it did not help: the report is off
-            self.skipped_cells[reply.cell] = "timeout" if reply.kind is ReplyKind.TIMEOUT else "crashed"
+            # A cell that wrote on the grader's channel (a frame, or bytes that are none) is the
+            # student's doing like one that hung or crashed: skipped, and the worker started again.
+            self.skipped_cells[reply.cell] = SKIP_REASONS.get(reply.kind, "channel")
 
     def _send(self, message: dict[str, Any]) -> None:
         protocol.write_frame(self._req_w, protocol.encode(message))
@@ -406,7 +413,8 @@ class Worker:
             if kind is FrameKind.INVALID or not isinstance(value, dict):
                 self.kill()
                 detail = str(value) if kind is FrameKind.INVALID else "the response is not a mapping"
-                return Reply(ReplyKind.INVALID, detail=detail, importing=importing, stderr=self._stderr.text())
+                stderr = self._stderr.text()
+                return Reply(ReplyKind.INVALID, detail=detail, importing=importing, stderr=stderr, cell=cell)
             if value.get("event") in ("import_start", "import_done"):
                 importing = str(value.get("module")) if value["event"] == "import_start" else None
                 continue
@@ -416,7 +424,7 @@ class Worker:
                     cell = value["cell"]
                     deadline = time.monotonic() + self.limits.cell_seconds
                 continue
-            return Reply(ReplyKind.ANSWER, message=value, importing=importing)
+            return Reply(ReplyKind.ANSWER, message=value, importing=importing, cell=cell)
 
     def _ended(self, deadline: float, importing: str | None) -> Reply:
         """The worker closed its end: collect how it ended."""
