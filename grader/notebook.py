@@ -66,7 +66,15 @@ SETUP_CELL = "setup"
 SETUP_MARKER = "# Setup for the public tests. Run this cell first; do not edit it."
 """The release's setup cell, by grade id or by its first line."""
 
-_IPYTHON_LINE = re.compile(r"^\s*[%!]|\?\s*$|=\s*[%!]", re.MULTILINE)
+_IPYTHON_LINE = re.compile(r"^[ \t]*[%!]|\?[ \t]*$|=[ \t]*[%!]", re.MULTILINE)
+r"""A line IPython may read as its own syntax. Spaces and tabs only: ``\s`` spans newlines,
+and a cell of blank lines made the search quadratic."""
+MAX_IPYTHON_LINES = 400
+"""Lines of IPython syntax a notebook may hold in all: IPython's transformer reads the whole cell
+again for each one, so a cell of thousands cost minutes of the grader's time. Past this budget
+a cell that needs the transformer is not run (no notebook of this lab needs that many)."""
+MAX_CELL_IPYTHON_LINES = 60
+"""The same in one cell (the cost grows with the square of a cell's count)."""
 _CELL_MAGIC = re.compile(r"\Aget_ipython\(\)\.run_cell_magic\('(\w+)'")
 _LINE_MAGIC = re.compile(r"get_ipython\(\)\.(?:run_line_magic\('(\w+)'|system\(|getoutput\()")
 
@@ -212,11 +220,14 @@ def _body_as_python(code: str, depth: int) -> str:
     return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1)!r})\n"
 
 
-def _prepare(cell: Cell) -> tuple[CodeCell | None, list[Message]]:
+def _prepare(cell: Cell, budget: int = MAX_IPYTHON_LINES) -> tuple[CodeCell | None, list[Message]]:
     """The cell to run (None: skipped), and the notes about it."""
     place = {"cell": cell.number, "first_line": cell.first_line}
     if len(cell.source) > CELL_CAP:
         return None, [Message("submission.cell_too_large", place | {"limit": CELL_CAP})]
+    lines = len(_IPYTHON_LINE.findall(cell.source))
+    if lines and (lines > min(MAX_CELL_IPYTHON_LINES, budget)) and not _is_python(cell.source):
+        return None, [Message("submission.cell_too_many_magics", place | {"limit": MAX_CELL_IPYTHON_LINES})]
     code = python_of(cell.source)
     magic = _CELL_MAGIC.match(code)
     if magic and magic.group(1) in LANGUAGE_MAGICS:
@@ -271,13 +282,16 @@ def parse(raw: bytes) -> Any:
 def read(raw: bytes) -> Notebook:
     """The code cells to run, in order. Raises :class:`NotebookUnreadable`."""
     notebook = Notebook(cells=[])
+    budget = MAX_IPYTHON_LINES
     for cell in cells(parse(raw)):
         if cell.kind != "code" or is_test_cell(cell):
             continue
         if len(notebook.cells) == MAX_CODE_CELLS:
             notebook.notes.append(Message("submission.too_many_cells", {"limit": MAX_CODE_CELLS}))
             break
-        prepared, notes = _prepare(cell)
+        prepared, notes = _prepare(cell, budget)
+        if prepared is not None and prepared.code != cell.source:  # IPython's transformer ran
+            budget -= len(_IPYTHON_LINE.findall(cell.source))
         notebook.notes += notes
         if prepared is not None:
             notebook.cells.append(prepared)

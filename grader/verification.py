@@ -75,12 +75,20 @@ def _literal_assignments(code: str) -> dict[str, Any]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
     found: dict[str, Any] = {}
+    # Where each line starts, found once: ast.get_source_segment scans the cell from its start
+    # for every assignment, so a cell of many assignments cost minutes.
+    starts = [0]
+    for line in code.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
     for node in tree.body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
-        name = node.targets[0].id
-        segment = ast.get_source_segment(code, node.value) or ""
-        if not name.startswith(NOTEBOOK_PREFIX) or len(segment) > MAX_LITERAL_CHARS:
+        name, value_node = node.targets[0].id, node.value
+        if not name.startswith(NOTEBOOK_PREFIX):
+            continue
+        end = starts[min((value_node.end_lineno or value_node.lineno) - 1, len(starts) - 1)]
+        length = end + (value_node.end_col_offset or 0) - starts[value_node.lineno - 1] - value_node.col_offset
+        if length > MAX_LITERAL_CHARS:
             continue
         try:
             value = ast.literal_eval(node.value)

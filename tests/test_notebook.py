@@ -167,3 +167,27 @@ def test_cell_outcomes_become_notes_and_what_does_not_fit_the_schema_is_ignored(
     ]
     assert notes[1].params["package"] == "pandas" and notes[1].params["available"] == "numpy, matplotlib"
     assert outcome_notes(cells, {"not": "a list"}, {}, (), 1.0) == []
+
+
+def test_ipython_syntax_past_the_allowance_is_not_run_and_said_so():
+    # IPython's transformer reads a whole cell again for each magic line: thousands cost the
+    # grader minutes. A cell over the per-cell allowance, and cells past the notebook's, are
+    # not run; ordinary magics are.
+    from grader.notebook import MAX_CELL_IPYTHON_LINES, MAX_IPYTHON_LINES
+
+    huge = read(_nb("x = !a\n" * 5000, "%matplotlib inline\ny = 1"))
+    assert ids(huge.notes) == ["submission.cell_too_many_magics", "submission.cell_magic_removed"]
+    assert [c.number for c in huge.cells] == [2]
+    per_cell = MAX_CELL_IPYTHON_LINES
+    many = read(_nb(*["%time x = 1\n" * per_cell + "y = 2\n"] * (MAX_IPYTHON_LINES // per_cell + 3)))
+    run = len(many.cells)
+    assert run == MAX_IPYTHON_LINES // per_cell
+    assert ids(many.notes).count("submission.cell_too_many_magics") == 3
+    assert read(_nb("\n" * 50_000 + "x = 1\n")).notes == []  # blank lines are no IPython syntax
+
+
+def test_answers_are_read_from_a_cell_of_many_assignments_the_last_one_winning():
+    from grader.verification import _literal_assignments
+
+    code = "answers_q1 = {'a': 'c'}\n" + "answers_other = 1\n" * 3000 + "answers_q1 = {'a': 'b'}\n"
+    assert _literal_assignments(code)["q1"] == {"a": "b"}
