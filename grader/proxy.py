@@ -231,7 +231,7 @@ class StudentProxy:
         finally:
             self._spent += time.monotonic() - start
         result = self._interpret(function, module, reply, seconds, args, kwargs)
-        if key is not None and self.last_call is not None:
+        if key is not None and self.last_call is not None and _small(result):
             self._answered[key] = (copy.deepcopy(result), self.last_call)
         return result
 
@@ -361,3 +361,29 @@ class StudentProxy:
         """The print output collected since the last call to this method."""
         text, self.output = "".join(self.output), []
         return text
+
+
+KEPT_ANSWER_ITEMS = 100_000
+"""Items (array elements, characters, entries) an answer kept for a repeated call may hold:
+a report is a few dozen; an answer that is megabytes is made again rather than kept, so a
+student cannot make the grading process hold a copy of each."""
+
+
+def _small(answer: Any) -> bool:
+    """The answer holds at most ``KEPT_ANSWER_ITEMS`` items, counted without recursion."""
+    pending, items = [answer], 0
+    while pending and items <= KEPT_ANSWER_ITEMS:
+        value = pending.pop()
+        if isinstance(value, np.ndarray):
+            items += value.size
+        elif isinstance(value, (str, bytes)):
+            items += len(value)
+        elif isinstance(value, dict):
+            items += len(value)
+            pending += [*value.keys(), *value.values()]
+        elif isinstance(value, (list, tuple)):
+            items += len(value)
+            pending += value
+        else:
+            items += 1
+    return items <= KEPT_ANSWER_ITEMS

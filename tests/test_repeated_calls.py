@@ -65,3 +65,17 @@ def test_other_functions_are_always_called(tmp_path):
     for _ in range(3):
         student.rmsnorm(np.ones((2, 3)), np.ones(3))
     assert worker.calls == ["rmsnorm"] * 3
+
+
+def test_a_huge_answer_is_made_again_not_kept(tmp_path):
+    # Kept answers live as long as the grading: a student answering with megabytes per config
+    # must not make the grading process hold a copy of each.
+    import numpy as np
+
+    def inspect_config(config):
+        return {"model_type": config["model_type"], "blob": np.zeros(1_000_000)}
+
+    student, worker = _student({"inspect_config": inspect_config}, tmp_path)
+    for _ in range(2):
+        student.inspect_config({"model_type": "llama"})
+    assert worker.calls == ["inspect_config", "inspect_config"] and not student._answered
