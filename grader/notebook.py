@@ -192,6 +192,12 @@ def python_of(source: str, depth: int = 0) -> str:
     return _body_as_python(code, depth)
 
 
+def ipython_lines(source: str) -> int:
+    """The lines of IPython syntax the transformer will read the cell for (0: it will not)."""
+    lines = len(_IPYTHON_LINE.findall(source))
+    return 0 if not lines or _is_python(source) else lines
+
+
 def _is_python(source: str) -> bool:
     try:
         ast.parse(source)
@@ -225,8 +231,7 @@ def _prepare(cell: Cell, budget: int = MAX_IPYTHON_LINES) -> tuple[CodeCell | No
     place = {"cell": cell.number, "first_line": cell.first_line}
     if len(cell.source) > CELL_CAP:
         return None, [Message("submission.cell_too_large", place | {"limit": CELL_CAP})]
-    lines = len(_IPYTHON_LINE.findall(cell.source))
-    if lines and (lines > min(MAX_CELL_IPYTHON_LINES, budget)) and not _is_python(cell.source):
+    if ipython_lines(cell.source) > min(MAX_CELL_IPYTHON_LINES, budget):
         return None, [Message("submission.cell_too_many_magics", place | {"limit": MAX_CELL_IPYTHON_LINES})]
     code = python_of(cell.source)
     magic = _CELL_MAGIC.match(code)
@@ -290,8 +295,8 @@ def read(raw: bytes) -> Notebook:
             notebook.notes.append(Message("submission.too_many_cells", {"limit": MAX_CODE_CELLS}))
             break
         prepared, notes = _prepare(cell, budget)
-        if prepared is not None and prepared.code != cell.source:  # IPython's transformer ran
-            budget -= len(_IPYTHON_LINE.findall(cell.source))
+        if prepared is not None:  # whatever came of it, IPython's transformer ran on these lines
+            budget -= ipython_lines(cell.source)
         notebook.notes += notes
         if prepared is not None:
             notebook.cells.append(prepared)
