@@ -39,7 +39,9 @@ HONEST = "zz-honest"
 HONEST_CODE = "HONEST-CODE-MARKER-51c2"
 HONEST_ANSWER = "HONEST-ANSWER-MARKER-7f3a: the residual stream carries every layer's update."
 OUTSIDE_DATE = "2001-01-01 00:00:00.000000 UTC"
-SUMMARY = re.compile(r"^\d+ graded, \d+ unchanged since the last run, \d+ not graded$", re.M)
+SUMMARY = re.compile(r"^\d+ graded, \d+ unchanged since the last run, \d+ not graded(, [^\n]+)?$", re.M)
+"""The run's last line (a student whose stored report an earlier run left unpublished, or one
+re-scored, adds a clause)."""
 MEMORY_CAP = 16 << 30
 """RLIMIT_AS for the autograde run: a submission read whole fails with MemoryError, not the OOM
 killer, on any machine."""
