@@ -76,10 +76,10 @@ def _literal_assignments(code: str) -> dict[str, Any]:
         return {}
     found: dict[str, Any] = {}
     # Where each line starts, found once: ast.get_source_segment scans the cell from its start
-    # for every assignment, so a cell of many assignments cost minutes.
-    starts = [0]
-    for line in code.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
+    # for every assignment, so a cell of many assignments cost minutes. In UTF-8 bytes and at
+    # the line breaks ast counts, as its column offsets are.
+    data = code.encode("utf-8", "surrogatepass")
+    starts = [0, *(match.end() for match in re.finditer(rb"\r\n|\r|\n", data))]
     for node in tree.body:
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue

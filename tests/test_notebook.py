@@ -191,3 +191,14 @@ def test_answers_are_read_from_a_cell_of_many_assignments_the_last_one_winning()
 
     code = "answers_q1 = {'a': 'c'}\n" + "answers_other = 1\n" * 3000 + "answers_q1 = {'a': 'b'}\n"
     assert _literal_assignments(code)["q1"] == {"a": "b"}
+
+
+def test_answers_are_sized_in_the_units_ast_counts_whatever_the_line_breaks():
+    from grader.verification import MAX_LITERAL_CHARS, _literal_assignments
+
+    windows = "x = 'é' * 3\r\nanswers_q1 = {\r\n  'a': 'ç',\r\n  'b': 2.5,\r\n}\r\n"
+    assert _literal_assignments(windows)["q1"] == {"a": "ç", "b": 2.5}
+    feed = "answers_q2 = {'a': 'b'}\x0c\nanswers_q3 = {'a': 'c'}\n"  # a form feed is no line break to ast
+    assert _literal_assignments(feed) == {"q2": {"a": "b"}, "q3": {"a": "c"}}
+    too_long = "answers_q1 = {'a': '" + "é" * MAX_LITERAL_CHARS + "'}\n"
+    assert "q1" not in _literal_assignments(too_long)
