@@ -226,24 +226,26 @@ def _body_as_python(code: str, depth: int) -> str:
     return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1)!r})\n"
 
 
-def _prepare(cell: Cell, budget: int = MAX_IPYTHON_LINES) -> tuple[CodeCell | None, list[Message]]:
-    """The cell to run (None: skipped), and the notes about it."""
+def _prepare(cell: Cell, budget: int = MAX_IPYTHON_LINES) -> tuple[CodeCell | None, list[Message], int]:
+    """The cell to run (None: skipped), the notes about it, and the lines of IPython syntax the
+    transformer read in it (counted against the notebook's ``budget``)."""
     place = {"cell": cell.number, "first_line": cell.first_line}
     if len(cell.source) > CELL_CAP:
-        return None, [Message("submission.cell_too_large", place | {"limit": CELL_CAP})]
-    if ipython_lines(cell.source) > min(MAX_CELL_IPYTHON_LINES, budget):
-        return None, [Message("submission.cell_too_many_magics", place | {"limit": MAX_CELL_IPYTHON_LINES})]
+        return None, [Message("submission.cell_too_large", place | {"limit": CELL_CAP})], 0
+    lines = ipython_lines(cell.source)
+    if lines > min(MAX_CELL_IPYTHON_LINES, budget):
+        return None, [Message("submission.cell_too_many_magics", place | {"limit": MAX_CELL_IPYTHON_LINES})], 0
     code = python_of(cell.source)
     magic = _CELL_MAGIC.match(code)
     if magic and magic.group(1) in LANGUAGE_MAGICS:
-        return None, [Message("submission.cell_other_language", place | {"magic": f"%%{magic.group(1)}"})]
+        return None, [Message("submission.cell_other_language", place | {"magic": f"%%{magic.group(1)}"})], lines
     if magic and magic.group(1) == "timeit":
-        return None, [Message("submission.cell_timeit", place)]
+        return None, [Message("submission.cell_timeit", place)], lines
     notes = []
     if _LINE_MAGIC.search(code):
         only = _only_magics(code)
         notes.append(Message("submission.cell_magic_only" if only else "submission.cell_magic_removed", place))
-    return CodeCell(cell.number, cell.first_line, code), notes
+    return CodeCell(cell.number, cell.first_line, code), notes, lines
 
 
 _NOT_RUN = frozenset({"run_line_magic", "system", "getoutput"})
@@ -294,9 +296,8 @@ def read(raw: bytes) -> Notebook:
         if len(notebook.cells) == MAX_CODE_CELLS:
             notebook.notes.append(Message("submission.too_many_cells", {"limit": MAX_CODE_CELLS}))
             break
-        prepared, notes = _prepare(cell, budget)
-        if prepared is not None:  # whatever came of it, IPython's transformer ran on these lines
-            budget -= ipython_lines(cell.source)
+        prepared, notes, transformed = _prepare(cell, budget)
+        budget -= transformed  # whatever came of it, IPython's transformer read these lines
         notebook.notes += notes
         if prepared is not None:
             notebook.cells.append(prepared)
@@ -353,8 +354,10 @@ def outcome_notes(
         place = {"cell": number, "first_line": by_number[number].first_line}
         if reason == "timeout":
             notes.append(Message("submission.cell_timeout", place | {"seconds": seconds}))
+        elif reason == "channel":
+            notes.append(Message("submission.cell_channel", place))
         else:
-            notes.append(Message(f"submission.cell_{'channel' if reason == 'channel' else 'crashed'}", place))
+            notes.append(Message("submission.cell_crashed", place))
     for outcome in outcomes[:MAX_CODE_CELLS] if isinstance(outcomes, list) else []:
         reported = outcome.get("number") if isinstance(outcome, dict) else None
         if type(reported) is int and reported in by_number:
