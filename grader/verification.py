@@ -59,12 +59,14 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
     if len(data) > MAX_ANSWERS_BYTES:
         return Answers({}, where, Message("question.file_too_large", {"file": where, "limit": MAX_ANSWERS_BYTES}))
     try:
-        parsed = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, RecursionError, MemoryError):  # not text, or nested past reason
-        return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": "?"}))
+        parsed = tomllib.loads(data.decode("utf-8-sig"))
     except tomllib.TOMLDecodeError as exc:
         line = str(exc).rpartition("line ")[2].split(",")[0].strip(") ") or "?"
         return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": line[:6]}))
+    except (ValueError, RecursionError, MemoryError):
+        # Not text (UnicodeDecodeError), nested past reason, or an integer of more digits than
+        # Python converts (sys.get_int_max_str_digits): a ValueError raised inside tomllib.
+        return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": "?"}))
     return Answers({k: v for k, v in parsed.items() if isinstance(v, dict)}, where)
 
 
@@ -102,7 +104,7 @@ def from_notebook(raw: bytes | None) -> Answers:
     """A notebook's answers: the last ``answers_<id>`` assignment of each question (cells in
     order, as a kernel would leave them) and the written-answer cells by their grade id."""
     try:
-        nb = json.loads(raw.decode("utf-8")) if raw is not None else {}
+        nb = json.loads(raw.decode("utf-8-sig")) if raw is not None else {}  # a BOM, as notebook.py reads
     except (UnicodeDecodeError, ValueError, RecursionError):
         nb = {}
     values: dict[str, dict[str, Any]] = {}
@@ -111,7 +113,7 @@ def from_notebook(raw: bytes | None) -> Answers:
             for qid, parts in _literal_assignments(cell.source[: notebook.CELL_CAP]).items():
                 # A later assignment replaces an earlier one, as in the kernel.
                 written = {WRITTEN: values[qid][WRITTEN]} if WRITTEN in values.get(qid, {}) else {}
-                values[qid] = {str(k): v for k, v in parts.items() if str(k) != WRITTEN} | written
+                values[qid] = {k: v for k, v in parts.items() if isinstance(k, str) and k != WRITTEN} | written
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
             values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
@@ -131,7 +133,13 @@ def find(path: str | Path) -> Answers:
 
 
 def is_blank(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value.strip() in BLANK_WRITTEN)
+    return value is None or value == [] or (isinstance(value, str) and value.strip() in BLANK_WRITTEN)
+
+
+def unanswered(part: Part, value: Any) -> bool:
+    """Nothing answered: blank, or no option ticked where several may be. An empty selection
+    cannot be told from a part left alone, and scoring it would give points for nothing."""
+    return is_blank(value) or (part.kind == "multiple" and _letters(value, several=True) == [])
 
 
 def _as_number(value: Any) -> float | None:
@@ -195,7 +203,7 @@ def form_problems(bank: Bank, answers: Answers) -> list[tuple[str, Message]]:
         given = given if isinstance(given, dict) else {}
         for part in question.parts:
             value = given.get(part.id)
-            problem = None if is_blank(value) else form_problem(part, value)
+            problem = None if unanswered(part, value) else form_problem(part, value)
             if problem is not None:
                 out.append((question.id, problem))
     return out
@@ -221,7 +229,10 @@ def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
     wrong = [o for o in part.options if bool(o.correct) != (o.id in letters)]
     if not wrong:
         return part.points, []
-    share = part.points * (len(part.options) - len(wrong)) / len(part.options)
+    # Each wrong decision costs its option's share and cancels a right one's (never below 0):
+    # ticking every option, or none, earns nothing when half the statements are true.
+    right = len(part.options) - len(wrong)
+    share = part.points * max(0, right - len(wrong)) / len(part.options)
     messages = [Message("question.wrong_choices", {"part": part.id, "wrong": len(wrong), "total": len(part.options)})]
     # Feedback only on options ticked wrongly: the feedback of one left out would reveal the key.
     messages += [_option_feedback(part, o.id) for o in wrong if o.id in letters]
@@ -230,7 +241,7 @@ def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
 
 def judge(part: Part, value: Any) -> tuple[Status, float, list[Message]]:
     """One auto-graded part's status, points and messages for the student's ``value``."""
-    if is_blank(value):
+    if unanswered(part, value):
         return Status.FAILED, 0.0, [Message("question.blank", {"part": part.id})]
     problem = form_problem(part, value)
     if problem is not None:
@@ -282,8 +293,9 @@ def blanks(bank: Bank, answers: Answers) -> list[tuple[str, str]]:
     for question in bank.questions:
         given = answers.values.get(question.id, {})
         given = given if isinstance(given, dict) else {}
-        ids = [p.id for p in question.parts] + ([WRITTEN] if question.written else [])
-        out += [(question.id, pid) for pid in ids if is_blank(given.get(pid))]
+        out += [(question.id, p.id) for p in question.parts if unanswered(p, given.get(p.id))]
+        if question.written is not None and is_blank(given.get(WRITTEN)):
+            out.append((question.id, WRITTEN))
     return out
 
 

@@ -71,8 +71,9 @@ def _wrong_answers(part):
         return [(o.id, part.points) for o in part.options if not o.correct]
     if part.kind == "multiple":
         right = {o.id for o in part.options if o.correct}
-        share = part.points / len(part.options)
-        return [(sorted(right ^ {o.id}), share) for o in part.options]
+        # One wrong decision costs its share and cancels a right one's.
+        lost = part.points * 2 / len(part.options)
+        return [(sorted(right ^ {o.id}), lost) for o in part.options]
     step = part.tolerance * 1.5 + 1e-3 * max(1.0, abs(part.answer))
     return [(part.answer + step, part.points), (part.answer - step, part.points), ("about three", part.points)]
 
@@ -387,3 +388,55 @@ def test_an_integer_past_floats_range_is_a_wrong_number_not_a_crash():
     results, _ = verification.score(bank, answers)
     part = next(r for r in results if r.name.startswith("q3/") and r.name.endswith("part_b"))
     assert part.status is Status.FAILED and part.score == 0
+
+
+MULTIPLE = [(q.id, p) for q in BANK.questions for p in q.parts if p.kind == "multiple"]
+
+
+@pytest.mark.parametrize("empty", [[], "", ",", " , ", "YOUR ANSWER HERE"])
+def test_ticking_nothing_is_a_blank_part_not_a_scored_one(empty):
+    for qid, part in MULTIPLE:
+        status, points, messages = verification.judge(part, empty)
+        assert (status, points, [m.id for m in messages]) == (Status.FAILED, 0.0, ["question.blank"]), (qid, empty)
+        answers = verification.Answers({qid: {part.id: empty}}, ANSWERS_FILE)
+        assert (qid, part.id) in verification.blanks(BANK, answers)
+
+
+def test_ticking_every_statement_earns_no_more_than_its_true_ones_outweigh_the_false():
+    for qid, part in MULTIPLE:
+        true = sum(bool(o.correct) for o in part.options)
+        false = len(part.options) - true
+        _, points, _ = verification.judge(part, [o.id for o in part.options])
+        assert points == pytest.approx(part.points * max(0, true - false) / len(part.options)), qid
+    half = next(p for _, p in MULTIPLE if 2 * sum(bool(o.correct) for o in p.options) == len(p.options))
+    assert verification.judge(half, [o.id for o in half.options])[1] == 0  # q2: two of four are true
+
+
+def test_an_integer_of_thousands_of_digits_in_the_answers_file_is_unreadable_not_a_fault():
+    # tomllib raises ValueError for a decimal integer past sys.get_int_max_str_digits()
+    answers = verification.from_toml(b"[q3]\nb = " + b"1" * 5000 + b"\n")
+    assert answers.problem is not None and answers.problem.id == "question.file_unreadable"
+    assert _total(verification.score(BANK, answers)[0]) == 0
+    # a hex one has no such limit: read, and scored as a wrong number
+    results, _ = verification.score(BANK, verification.from_toml(b"[q3]\nb = 0x" + b"f" * 5000 + b"\n"))
+    part = next(r for r in results if r.name.startswith("q3/") and r.name.endswith("part_b"))
+    assert part.status is Status.FAILED and part.score == 0
+
+
+def _notebook(*cells: str) -> bytes:
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": s, "outputs": []} for s in cells]}
+    return json.dumps(nb).encode()
+
+
+def test_a_notebook_answer_keyed_by_a_huge_integer_is_ignored_not_a_fault():
+    huge = "0x" + "f" * 4000  # str() of it raises ValueError past 4300 digits
+    answers = verification.from_notebook(_notebook(f"answers_q1 = {{{huge}: 'b', 'a': 'b'}}\n"))
+    assert answers.values["q1"] == {"a": "b"}
+    verification.score(BANK, answers)
+
+
+def test_a_notebook_saved_with_a_byte_order_mark_keeps_its_answers():
+    raw = _notebook(notebook_answer_cell())
+    plain, marked = verification.from_notebook(raw), verification.from_notebook(b"\xef\xbb\xbf" + raw)
+    assert marked.values == plain.values and plain.values
+    assert _total(verification.score(BANK, marked)[0]) == AUTO_POINTS
