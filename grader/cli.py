@@ -454,7 +454,8 @@ def grade_class(
     settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
     source = FolderClass(Path(submissions).resolve(), Path(output_dir).resolve())
     # Every suite a final grade holds, the questions' auto-graded parts included, as autograde.
-    options = Options(suites=FINAL, settings=settings)
+    # A <student>.py has no answers file: one beside it in the class folder is nobody's own.
+    options = Options(suites=FINAL, settings=settings, answers_beside_lone_file=False)
     run = ClassRun(source, FolderPublisher(source, settings.lang), options, force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
     seen = _echo_class(run_class(run))

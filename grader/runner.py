@@ -51,6 +51,9 @@ class Options:
     """The only grading of this process (``normlab check``, ``grade``, a Gradescope container):
     its worker starts cold, while the suites are collected, instead of from a warm sandbox that
     would have to start first and would serve no other grading."""
+    answers_beside_lone_file: bool = True
+    """A lone ``.py`` file's answers are the ``verification.toml`` beside it; False in a class
+    folder (``grade-class``), where that file would be every one-file student's."""
 
 
 def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
@@ -83,7 +86,7 @@ def _questions(submission: str | Path, options: Options) -> tuple[list[CheckResu
     bank = questions.load()
     if not bank.hidden:
         raise GraderFault("the question bank's keys are not installed (is this a student copy of the grader?)")
-    answers = verification.find(submission)
+    answers = verification.find(submission, beside_lone_file=options.answers_beside_lone_file)
     results, manual = verification.score(bank, answers)
     return results, manual, [answers.problem] if answers.problem is not None else []
 

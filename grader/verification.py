@@ -120,11 +120,15 @@ def from_notebook(raw: bytes | None) -> Answers:
     return Answers(values, "notebook")
 
 
-def find(path: str | Path) -> Answers:
-    """The answers of a submission: its notebook, or the answers file beside its exercises."""
+def find(path: str | Path, *, beside_lone_file: bool = True) -> Answers:
+    """The answers of a submission: its notebook, or the answers file beside its exercises.
+    ``beside_lone_file=False``: a lone ``.py`` file has none (in a class folder the file beside
+    it would be the whole class's, not this student's)."""
     origin = Path(path)
     if origin.suffix == ".ipynb":
         return from_notebook(_read_capped(origin))
+    if not origin.is_dir() and not beside_lone_file:
+        return Answers({}, ANSWERS_FILE, Message("question.lone_file", {"file": ANSWERS_FILE}))
     folder = origin if origin.is_dir() else origin.parent
     return from_toml(_read_capped(folder / ANSWERS_FILE))
 

@@ -201,6 +201,35 @@ def test_grade_class_grades_a_folder_of_py_notebook_and_folder_submissions(tmp_p
     assert rest.returncode == 0 and "0 graded, 3 unchanged" in rest.stdout, rest.stdout + rest.stderr
 
 
+def test_grade_class_answers_are_each_students_own_and_a_changed_one_is_graded_again(tmp_path):
+    """A verification.toml lying in the class folder is nobody's: a <student>.py has no answers
+    file. A folder student's changed answers file is graded again, as a changed module is."""
+    import csv
+
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    (handed_in / "carol").mkdir(parents=True)
+    for module in MODULES:
+        shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "carol" / f"{module}.py")
+    answers = (course.solutions_dir() / "verification.toml").read_text()
+    (handed_in / "carol" / "verification.toml").write_text(answers.replace('[q1]\na = "', '[q1]\na = "x'))
+    (handed_in / "bob.py").write_text("\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES))
+    (handed_in / "verification.toml").write_text(answers)  # dropped beside bob.py: not his
+
+    def scores():
+        with open(out_dir / "grades.csv", newline="") as handle:
+            return {row["student"]: float(row["score"]) for row in csv.DictReader(handle)}
+
+    first = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--lang", "en")
+    assert first.returncode == 0 and "2 graded" in first.stdout, first.stdout + first.stderr
+    before = scores()
+    assert before["bob"] < before["carol"]  # carol answered all but q1 a; bob answered nothing
+    assert "A single .py file carries no answers file" in (out_dir / "feedback" / "bob.html").read_text()
+    (handed_in / "carol" / "verification.toml").write_text(answers)
+    again = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--lang", "en")
+    assert "1 graded, 1 unchanged since the last run" in again.stdout, again.stdout + again.stderr
+    assert scores()["carol"] > before["carol"]
+
+
 def test_written_points_of_a_grade_class_class_reach_its_grades_csv(tmp_path):
     """normlab written export/import on a class graded with grade-class: one page per question
     from the students' answers files, the ticked items' points (from the bank) land in

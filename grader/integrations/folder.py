@@ -26,11 +26,13 @@ from grader.integrations.nbgrader.autograde import STUDENT_ID
 from grader.model import Report
 from grader.notebook import MAX_NOTEBOOK_BYTES
 from grader.policy import Policy
+from grader.questions import ANSWERS_FILE
 from grader.report.encoding import report_from_data
 from grader.report.feedback import feedback_html
 from grader.report.store import key_of, write_atomic
 from grader.sandbox.inside.protocol import clean_text
 from grader.submission import MAX_MODULE_BYTES
+from grader.verification import MAX_ANSWERS_BYTES
 
 SUFFIXES = {".py": MAX_MODULE_BYTES, ".ipynb": MAX_NOTEBOOK_BYTES}
 """What a one-file submission may be, and how large."""
@@ -74,7 +76,8 @@ class FolderClass:
             return Refused(student, f"the submission cannot be read ({exc})")
 
     def _key(self, name: str, kind: str) -> str:
-        """A hash of what the grading reads: the file, or the folder's exercise modules."""
+        """A hash of what the grading reads: the file, or the folder's exercise modules and its
+        answers file (a changed answer is graded again, as a changed module is)."""
         if kind == "file":
             return key_of(name.encode(), files.read(self.root, name, SUFFIXES[Path(name).suffix]))
         inside = files.entries(self.root, name)
@@ -84,7 +87,17 @@ class FolderClass:
             if inside.get(f"{module}.py") == "file"
             for part in (module.encode(), files.read(self.root, f"{name}/{module}.py", MAX_MODULE_BYTES))
         ]
+        if inside.get(ANSWERS_FILE) == "file":
+            parts += [ANSWERS_FILE.encode(), self._answers(f"{name}/{ANSWERS_FILE}")]
         return key_of(name.encode(), *parts)
+
+    def _answers(self, relative: str) -> bytes:
+        """The answers file's bytes for the key; one the grading will not read (too large, a
+        hard link) is graded with a note, so it keys as that note, never refuses the student."""
+        try:
+            return files.read(self.root, relative, MAX_ANSWERS_BYTES)
+        except files.Unreadable as exc:
+            return f"unreadable: {exc}".encode()
 
 
 @dataclass(frozen=True)
