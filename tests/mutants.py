@@ -285,28 +285,28 @@ MUTANTS = [
         "porting",
         "1e-3 * base, 1e4 * base]",
         "1e2 * base, 1e4 * base]",
-        "hint.porting_missed_eps",
+        "hint.porting_wrong_label",
     ),
     (
         "detective_calls_eps_norm_type",
         "porting",
         'return "eps"  # eps matters only where the mean square is near it',
         'return "norm_type"',
-        "hint.porting_eps_as_norm_type",
+        "hint.porting_wrong_label",
     ),
     (
         "detective_offset_gain_any_factor",
         "porting",
         "< 1e-3 and np.max(np.abs(ratio - 1.0)) > 1e-2:",
         "< 1e-3:",
-        "hint.porting_missed_placement",
+        "hint.porting_wrong_label",
     ),
     (
         "detective_exact_match_only",
         "porting",
         "if max(_gap(r, p) for r, p in zip(ref, port, strict=True)) < 1e-9:",
         "if all(np.array_equal(r, p) for r, p in zip(ref, port, strict=True)):",
-        "hint.porting_missed_match",
+        "hint.porting_wrong_label",
     ),
     # quantization and norms (question 7)
     (

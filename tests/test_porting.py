@@ -205,3 +205,11 @@ def test_the_attack_would_find_a_leak_if_there_were_one(reference):
     except ZeroDivisionError:
         answer = "raised: found something"
     assert answer != "nothing_found"
+
+
+def test_a_hidden_ports_hint_does_not_tell_its_kind():
+    """A diagnose that counts its calls can answer from a table if the hint names the port's
+    kind: for any wrong label, the hint must be the same whatever the port's true kind."""
+    for wrong in suite.LABELS:
+        given = {hint for truth in suite.LABELS for label, hint in suite.hints(truth) if label == wrong != truth}
+        assert len(given) == 1, (wrong, given)

@@ -37,3 +37,13 @@ def test_the_key_of_a_hand_in_changes_with_any_part_and_where_parts_end():
     assert key_of(b"lab.ipynb", b"x") != key_of(b"lab.ipynb", b"y")
     assert key_of(b"a", b"bc") != key_of(b"ab", b"c")
     assert key_of(b"a", b"") != key_of(b"a")
+
+
+def test_the_json_a_person_reads_gives_no_time_for_a_hidden_test():
+    """The time of a hidden test is the student's to choose (a sleep per element of a hidden
+    input): --json leaves it out; the store, which only the grader reads, keeps it exact."""
+    report = grade(course.solutions_dir(), Options(suites=("public", "hidden"), select="rmsnorm"))
+    shown = report_to_data(report, "en")["tests"]
+    assert {t["visibility"] for t in shown} == {"public", "hidden"}
+    assert all((t["seconds"] is None) == (t["visibility"] == "hidden") for t in shown)
+    assert all(t["seconds"] is not None for t in report_to_data(report)["tests"])

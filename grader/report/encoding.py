@@ -3,7 +3,8 @@
 ``report_to_data(report)`` is exact and round-trips through :func:`report_from_data` (the store
 keeps reports this way). ``report_to_data(report, lang)`` adds, for people and programs that do
 not speak the message catalog, the rendered text in ``lang``: each message's ``text``, each
-test's translated ``title`` and its whole student-facing ``output``. That is ``--json``.
+test's translated ``title`` and its whole student-facing ``output``, and no time for a hidden
+test. That is ``--json``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ def _result(result: CheckResult, lang: str | None) -> dict[str, Any]:
         "student_output": result.student_output,
         "seconds": result.seconds,
     }
+    if lang is not None and result.visibility is Visibility.HIDDEN:
+        # How long the student's code ran on a hidden input is the student's to choose: a
+        # sleep per element told a hidden input's size to the hundredth of a second.
+        data["seconds"] = None
     if lang is not None:
         data["title"] = describe(result.name, result.description, lang)
         data["output"] = test_output(result, lang)
