@@ -395,14 +395,15 @@ def expect_called_once(calls: int, *, function: str) -> None:
         raise Mismatch([Message("check.sublayer_calls", {"function": function, "calls": calls})])
 
 
-NORM_WORDS = {"layernorm": ("LayerNorm",), "rmsnorm": ("RMSNorm",), "gemma_rmsnorm": ("RMSNorm", "1 + weight")}
+NORM_WORDS = {"layernorm": ("layernorm",), "rmsnorm": ("rmsnorm",), "gemma_rmsnorm": ("rmsnorm", "1 + weight")}
 PLACEMENT_WORDS = {
-    "pre": "pre-norm",
-    "post": "post-norm",
-    "sandwich": "sandwich",
-    "post_sublayer": "norm-on-output",
-    "parallel": "parallel",
+    "pre": ("pre-norm",),
+    "post": ("post-norm",),
+    "sandwich": ("sandwich",),
+    "post_sublayer": ("norm-on-output", "post-sublayer"),
+    "parallel": ("parallel",),
 }
+"""The words a note may use, compared without case ("Pre-norm" opens a sentence)."""
 EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*\d+\b|\b0\.0{3,}\d+\b")
 SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
 
@@ -415,14 +416,16 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
     expect_value(isinstance(note, str), True, what=f"the type of {what}")
     sentences = [part for part in SENTENCE_END.split(note.strip()) if part.strip()]
     expect_value(2 <= len(sentences) <= 4, True, what=f"the number of sentences in {what}")
+    text = note.lower()
     own = set(NORM_WORDS[want["norm_type"]])
     for word in {w for words in NORM_WORDS.values() for w in words}:
-        expect_value(word in note, word in own, what=f"the norm type, in words, in {what}")
-    for placement, word in PLACEMENT_WORDS.items():
-        if placement == want["placement"]:
-            expect_value(word in note, True, what=f"the placement, in words, in {what}")
-        elif word not in PLACEMENT_WORDS[want["placement"]]:
-            expect_value(word in note, False, what=f"the placement, in words, in {what}")
+        expect_value(word in text, word in own, what=f"the norm type, in words, in {what}")
+    mine = PLACEMENT_WORDS[want["placement"]]
+    expect_value(any(word in text for word in mine), True, what=f"the placement, in words, in {what}")
+    for placement, words in PLACEMENT_WORDS.items():
+        for word in words:
+            if placement != want["placement"] and not any(word in own_word for own_word in mine):
+                expect_value(word in text, False, what=f"the placement, in words, in {what}")
     eps = want["eps"]
     numbers = {float(n) for n in EPS_LIKE.findall(note)}
     expect_value(numbers == {eps}, True, what=f"the eps value in {what}")

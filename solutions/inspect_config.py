@@ -42,7 +42,9 @@ def inspect_config(config):
         ``note``        str   2 to 4 English sentences for a serving engineer: the norm type in
                               words ("LayerNorm", "RMSNorm", or "RMSNorm with a (1 + weight)
                               scale"), the eps written as ``repr(eps)`` (e.g. ``1e-06``), the
-                              placement in words, and the number of norms to build
+                              placement in words ("pre-norm", "post-norm", "sandwich",
+                              "norm-on-output" or "parallel"; case does not matter), and the
+                              number of norms to build
         =============== ===== ====================================================================
 
     What you need to know about each family is in its published config and in its modelling
