@@ -376,4 +376,41 @@ MUTANTS = [
         "np.max(np.abs(s), axis=-1) > FLOAT16_MAX",
         None,
     ),
+    # found by a grading audit: each kept full marks before its hidden test existed
+    (
+        "stack_adds_in_place",
+        "stack",
+        "x = x + sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)",
+        "x += sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)",
+        "check.mutated_hidden",
+    ),
+    (
+        "postnorm_ignores_eps",
+        "residual",
+        "return rmsnorm(x + sublayer(x).astype(x.dtype), gamma, eps)",
+        "return rmsnorm(x + sublayer(x).astype(x.dtype), gamma)",
+        None,
+    ),
+    (
+        "block_default_eps_1e5",
+        "residual",
+        "def block(x, sublayer, gamma, eps=1e-6):",
+        "def block(x, sublayer, gamma, eps=1e-5):",
+        None,
+    ),
+    ("rms_default_eps_1e5", "rmsnorm", "def rmsnorm(x, gamma, eps=1e-6):", "def rmsnorm(x, gamma, eps=1e-5):", None),
+    (
+        "rms_backward_float16_not_widened",
+        "rmsnorm",
+        "wide = np.float32 if x.dtype == np.float16 else x.dtype",
+        "wide = x.dtype",
+        None,
+    ),
+    (
+        "block_forward_unknown_arrangement_silent",
+        "gradient_path",
+        "return x + sublayer(rmsnorm(x, ones, eps), w, b)\n    raise ValueError",
+        "return x + sublayer(rmsnorm(x, ones, eps), w, b)\n    return x\n    raise ValueError",
+        None,
+    ),
 ]

@@ -5,7 +5,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.checks import TOLERANCES, expect_array
+from grader.checks import TOLERANCES, expect_array, expect_attempt, expect_raises, expect_untouched
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.suites import _mistakes as m
@@ -117,3 +117,39 @@ def test_gradient_path_of_the_lesson_setup(student: StudentProxy, reference: Ref
     """gradient_path on the documented setup (lesson_setup()): 32 blocks, each arrangement."""
     x, weights, biases = lesson_setup()
     _check_paths(student, reference, x, weights, biases, "*lesson_setup()")
+
+
+@pytest.mark.points(1)
+def test_block_backward_leaves_its_inputs_unchanged(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """block_backward leaves dout, x, w and b unchanged, in each arrangement (no in-place operations)."""
+    x, weights, biases = _setup(rng, 1, 8, (3,), scale=1.0)
+    dout = rng.standard_normal(x.shape)
+    for arrangement in ARRANGEMENTS:
+        got = student.block_backward(dout, x, weights[0], biases[0], arrangement, eps=EPS)
+        changed = student.recorded().mutated
+        expect_attempt(
+            got,
+            reference.block_backward(dout, x, weights[0], biases[0], arrangement, eps=EPS),
+            what=f"block_backward(dout, x, w, b, {arrangement!r}, eps)",
+            hints=m.block_backward_variants(dout, x, weights[0], biases[0], arrangement, EPS),
+        )
+        expect_untouched(changed, function="block_backward")
+
+
+@pytest.mark.points(1)
+def test_block_forward_refuses_an_unknown_arrangement(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """block_forward raises ValueError for an arrangement that is not "none", "post" or "pre"."""
+    x, weights, biases = _setup(rng, 1, 6, (2,))
+    # Only an honest attempt earns this point: code that raises ValueError for everything does not.
+    expect_attempt(
+        student.block_forward(x, weights[0], biases[0], "pre"),
+        reference.block_forward(x, weights[0], biases[0], "pre"),
+        what='block_forward(x, w, b, "pre")',
+        hints=[],
+    )
+    with expect_raises(ValueError, what='block_forward(x, w, b, "sandwich")'):
+        student.block_forward(x, weights[0], biases[0], "sandwich")

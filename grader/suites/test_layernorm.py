@@ -212,3 +212,17 @@ def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.r
 def test_backward_float16_keeps_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float16 inputs give float16 gradients (computed in float32, cast back)."""
     _check_backward(student, reference, rng, *_case(rng, (4, 16), dtype=np.float16))
+
+
+@pytest.mark.points(1)
+def test_backward_inputs_not_modified(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """layernorm_backward leaves dout, x, gamma and beta unchanged."""
+    x, gamma, beta = _case(rng, (4, 8))
+    dout = rng.standard_normal(x.shape)
+    got = student.layernorm_backward(dout, x, gamma, beta, eps=EPS)
+    changed = student.recorded().mutated
+    want = reference.layernorm_backward(dout, x, gamma, beta, eps=EPS)
+    expect(isinstance(got, (tuple, list)) and len(got) == 3, "check.tuple_of", what="layernorm_backward", n=3)
+    hints = [(m.ln_backward_no_correction(dout, x, gamma, EPS), "hint.backward_no_correction")]
+    expect_attempt(got[0], want[0], what="dx", tol=TOLERANCES["algorithm"], hints=hints)
+    expect_untouched(changed, function="layernorm_backward")

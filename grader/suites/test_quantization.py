@@ -5,7 +5,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.checks import TOLERANCES, expect, expect_array, expect_keys
+from grader.checks import TOLERANCES, expect, expect_array, expect_attempt, expect_keys, expect_untouched
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.suites import _mistakes as m
@@ -166,3 +166,29 @@ def test_quantization_report_of_the_setup(student: StudentProxy, reference: Refe
     x, weights = quantization_setup()
     for axis in (None, 0):
         _check_report(student, reference, x, weights, (None, 8, 4, 2), axis)
+
+
+@pytest.mark.points(1)
+def test_quantize_leaves_w_unchanged(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantize returns a new array and leaves w exactly as it was (no in-place rounding)."""
+    w = rng.standard_normal((6, 10))
+    got = student.quantize(w, 4, axis=1)
+    changed = student.recorded().mutated
+    want = reference.quantize(w, 4, axis=1)
+    expect_attempt(got, want, what="quantize(w, bits, axis)", hints=m.quantize_variants(w, 4, axis=1))
+    expect_untouched(changed, function="quantize")
+
+
+@pytest.mark.points(1)
+def test_quantized_stack_leaves_its_inputs_unchanged(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """quantized_stack leaves x and the weights exactly as they were."""
+    x, weights = _stack(rng, 3, 8, (4,), 20.0, 1)
+    got = student.quantized_stack(x, weights, 4)
+    changed = student.recorded().mutated
+    want = reference.quantized_stack(x, weights, 4)
+    expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="quantized_stack", n=2)
+    hints = [(_weights_only(x, weights, 4, None, 1e-6), "hint.quant_weights_only")]
+    expect_attempt(got[0], want[0], what="the array of norm inputs from quantized_stack(...)", tol=TOL, hints=hints)
+    expect_untouched(changed, function="quantized_stack")

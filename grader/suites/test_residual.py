@@ -179,3 +179,25 @@ def test_postnorm_block_does_not_modify_x(
     hints = m.postnorm_hints(x, sub.build(), gamma, EPS)
     expect_attempt(got, want, what="postnorm_block(x, sublayer, gamma, eps)", hints=hints)
     expect_untouched(changed, function="postnorm_block")
+
+
+@pytest.mark.points(1)
+def test_postnorm_block_passes_eps_to_the_norm(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """postnorm_block uses its eps argument for the normalization."""
+    x, gamma = _stream(rng, (4, 8), scale=0.05)
+    _check_postnorm(student, reference, x, Sublayer("linear", w=_weights(rng, 8, 0.1)), gamma, eps=1e-2)
+
+
+@pytest.mark.points(1)
+def test_block_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """block called without eps uses the documented default, 1e-6."""
+    x, gamma = _stream(rng, (4, 8), scale=0.002)
+    sub = Sublayer("linear", w=_weights(rng, 8))
+    expect_array(
+        student.block(x, sub, gamma),
+        reference.block(x, sub, gamma),
+        what="block(x, sublayer, gamma)",
+        hints=m.block_hints(x, sub.build(), gamma, EPS),
+    )

@@ -240,3 +240,22 @@ def test_backward_inputs_not_modified(student: StudentProxy, reference: Referenc
         got[0], want[0], what="dx", tol=TOLERANCES["algorithm"], hints=[(no_correction, "hint.backward_no_correction")]
     )
     expect_untouched(changed, function="rmsnorm_backward")
+
+
+@pytest.mark.points(1)
+def test_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """rmsnorm called without eps uses the documented default, 1e-6, on rows small enough for it to matter."""
+    x, gamma = _case(rng, (3, 8), scale=0.002)
+    expect_array(
+        student.rmsnorm(x, gamma),
+        reference.rmsnorm(x, gamma),
+        what="rmsnorm(x, gamma)",
+        hints=m.rmsnorm_hints(x, gamma, EPS),
+    )
+
+
+@pytest.mark.points(1)
+def test_backward_float16_large_values(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """float16 values in the hundreds: their squares overflow float16, so the gradients need float32 inside."""
+    x, gamma = _case(rng, (4, 16), scale=300.0, dtype=np.float16)
+    _check_backward(student, reference, rng.standard_normal(x.shape).astype(np.float16), x, gamma)

@@ -6,7 +6,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.checks import TOLERANCES, expect_array, expect_raises, expect_value
+from grader.checks import TOLERANCES, expect_array, expect_attempt, expect_raises, expect_untouched, expect_value
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.suites import _mistakes as m
@@ -286,3 +286,17 @@ def test_depth_rms_shows_prenorm_growth(student: StudentProxy, reference: Refere
         what="depth_rms(x, params, eps)",
         tol=TOL,
     )
+
+
+@pytest.mark.points(1)
+def test_stack_forward_leaves_its_inputs_unchanged(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """stack_forward leaves x and every array of params exactly as they were (no in-place operations)."""
+    params, x = _params(reference, rng, n_layers=2, C=8), rng.standard_normal((3, 8)) * 2.0
+    got = student.stack_forward(x, params, eps=EPS)
+    changed = student.recorded().mutated
+    want = reference.stack_forward(x, params, eps=EPS)
+    hints = _forward_hints(reference, x, params, EPS)
+    expect_attempt(got, want, what="stack_forward(x, params, eps)", tol=TOL, hints=hints)
+    expect_untouched(changed, function="stack_forward")
