@@ -46,10 +46,10 @@ class Answers:
     """Why no answer could be read (a missing or malformed file); every part scores 0."""
 
 
-def _read_capped(path: Path) -> bytes | None:
+def _read_capped(path: Path, limit: int = MAX_ANSWERS_BYTES) -> bytes | None:
     from grader.submission import _read_regular
 
-    return _read_regular(path, MAX_ANSWERS_BYTES)
+    return _read_regular(path, limit)
 
 
 def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
@@ -70,33 +70,75 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
     return Answers({k: v for k, v in parsed.items() if isinstance(v, dict)}, where)
 
 
-def _literal_assignments(code: str) -> dict[str, Any]:
-    """``answers_<id> = {...}`` at the top level of one cell, evaluated as literals only."""
+class Computed:
+    """A notebook answer written as code (``2 * 32``, ``report["n_norms"]``): never run, so
+    scored with a message saying to write the value itself."""
+
+    def __repr__(self) -> str:
+        return "Computed()"
+
+
+def _literal(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return Computed()
+
+
+def _parts(node: ast.expr) -> dict[str, Any]:
+    """A question's answers from a dict display, part by part: a computed part does not cost
+    the literal ones beside it. Anything but a dict display reads as no answer."""
+    if not isinstance(node, ast.Dict):
+        return {}
+    parts: dict[str, Any] = {}
+    for key, value in zip(node.keys, node.values, strict=True):
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            parts[key.value] = _literal(value)
+    return parts
+
+
+def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
+    """(question id, part id or None for the whole dict, value) of ``answers_q1 = {...}`` or
+    ``answers_q1["a"] = ...``; None for any other statement."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+        return None
+    target = node.targets[0]
+    if isinstance(target, ast.Name) and target.id.startswith(NOTEBOOK_PREFIX):
+        return target.id.removeprefix(NOTEBOOK_PREFIX), None, node.value
+    if (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id.startswith(NOTEBOOK_PREFIX)
+        and isinstance(target.slice, ast.Constant)
+        and isinstance(target.slice.value, str)
+    ):
+        return target.value.id.removeprefix(NOTEBOOK_PREFIX), target.slice.value, node.value
+    return None
+
+
+def _literal_assignments(code: str) -> list[tuple[str, str | None, Any]]:
+    """``answers_<id> = {...}`` and ``answers_<id>["a"] = ...`` at the top level of one cell, in
+    order, their values read as literals only: (question id, part id or None, value)."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    found: dict[str, Any] = {}
+        return []
+    found: list[tuple[str, str | None, Any]] = []
     # Where each line starts, found once: ast.get_source_segment scans the cell from its start
     # for every assignment, so a cell of many assignments cost minutes. In UTF-8 bytes and at
     # the line breaks ast counts, as its column offsets are.
     data = code.encode("utf-8", "surrogatepass")
     starts = [0, *(match.end() for match in re.finditer(rb"\r\n|\r|\n", data))]
     for node in tree.body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        target = _target(node)
+        if target is None:
             continue
-        name, value_node = node.targets[0].id, node.value
-        if not name.startswith(NOTEBOOK_PREFIX):
-            continue
+        qid, part, value_node = target
         end = starts[min((value_node.end_lineno or value_node.lineno) - 1, len(starts) - 1)]
         length = end + (value_node.end_col_offset or 0) - starts[value_node.lineno - 1] - value_node.col_offset
         if length > MAX_LITERAL_CHARS:
             continue
-        try:
-            value = ast.literal_eval(node.value)
-        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            value = None  # not a literal: as if the student wrote something unreadable
-        found[name.removeprefix(NOTEBOOK_PREFIX)] = value if isinstance(value, dict) else {}
+        found.append((qid, part, _parts(value_node) if part is None else _literal(value_node)))
     return found
 
 
@@ -110,10 +152,14 @@ def from_notebook(raw: bytes | None) -> Answers:
     values: dict[str, dict[str, Any]] = {}
     for cell in notebook.cells(nb):
         if cell.kind == "code" and NOTEBOOK_PREFIX in cell.source:
-            for qid, parts in _literal_assignments(cell.source[: notebook.CELL_CAP]).items():
-                # A later assignment replaces an earlier one, as in the kernel.
-                written = {WRITTEN: values[qid][WRITTEN]} if WRITTEN in values.get(qid, {}) else {}
-                values[qid] = {k: v for k, v in parts.items() if isinstance(k, str) and k != WRITTEN} | written
+            for qid, part, value in _literal_assignments(cell.source[: notebook.CELL_CAP]):
+                # A later assignment replaces an earlier one, as in the kernel; an item
+                # assignment changes one part. The written part comes from its markdown cell.
+                if part is None:
+                    written = {WRITTEN: values[qid][WRITTEN]} if WRITTEN in values.get(qid, {}) else {}
+                    values[qid] = {k: v for k, v in value.items() if k != WRITTEN} | written
+                elif part != WRITTEN:
+                    values.setdefault(qid, {})[part] = value
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
             values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
@@ -125,8 +171,8 @@ def find(path: str | Path, *, beside_lone_file: bool = True) -> Answers:
     ``beside_lone_file=False``: a lone ``.py`` file has none (in a class folder the file beside
     it would be the whole class's, not this student's)."""
     origin = Path(path)
-    if origin.suffix == ".ipynb":
-        return from_notebook(_read_capped(origin))
+    if origin.suffix == ".ipynb":  # read whole, as it is graded: plots make 256 KiB notebooks common
+        return from_notebook(_read_capped(origin, notebook.MAX_NOTEBOOK_BYTES))
     if not origin.is_dir() and not beside_lone_file:
         return Answers({}, ANSWERS_FILE, Message("question.lone_file", {"file": ANSWERS_FILE}))
     folder = origin if origin.is_dir() else origin.parent
@@ -186,6 +232,8 @@ def _option_feedback(part: Part, letter: str) -> Message:
 def form_problem(part: Part, value: Any) -> Message | None:
     """Why a non-blank answer is not of the part's form (a number, one letter, a list of
     letters among the options), or None. Says nothing of the key: ``check`` shows it too."""
+    if isinstance(value, Computed):
+        return Message("question.computed", {"part": part.id})
     allowed = ", ".join(part.letters)
     if part.kind == "number":
         return Message("question.not_a_number", {"part": part.id}) if _as_number(value) is None else None

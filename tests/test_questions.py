@@ -440,3 +440,26 @@ def test_a_notebook_saved_with_a_byte_order_mark_keeps_its_answers():
     plain, marked = verification.from_notebook(raw), verification.from_notebook(b"\xef\xbb\xbf" + raw)
     assert marked.values == plain.values and plain.values
     assert _total(verification.score(BANK, marked)[0]) == AUTO_POINTS
+
+
+def test_a_notebook_of_several_hundred_kilobytes_keeps_its_answers(tmp_path):
+    """Plots make a solved notebook pass 256 KiB: its answers are read as the notebook is graded."""
+    nb = json.loads(_notebook(notebook_answer_cell()))
+    plot = {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo" + "A" * (600 << 10)}, "metadata": {}}
+    nb["cells"].insert(0, {"cell_type": "code", "metadata": {}, "source": "plot()", "outputs": [plot]})
+    path = tmp_path / "lab.ipynb"
+    path.write_text(json.dumps(nb))
+    assert path.stat().st_size > 600 << 10
+    assert _total(verification.score(BANK, verification.find(path))[0]) == AUTO_POINTS
+
+
+def test_a_computed_answer_says_so_and_costs_only_its_own_part():
+    cell = "answers_q2 = {'a': ['a', 'c'], 'b': 2 * 32}\nanswers_q1 = {'a': 'b'}\nanswers_q1['b'] = 3.5355\n"
+    answers = verification.from_notebook(_notebook(notebook_answer_cell(), cell))
+    results, _ = verification.score(BANK, answers)
+    by_name = {r.name: r for r in results}
+    computed = by_name[questions.part_name("q2", "b")]
+    assert computed.score == 0 and [m.id for m in computed.messages] == ["question.computed"]
+    assert by_name[questions.part_name("q2", "a")].status is Status.PASSED  # the literal part beside it counts
+    assert by_name[questions.part_name("q1", "b")].status is Status.PASSED  # an item assignment counts
+    assert _total(results) == AUTO_POINTS - BANK.question("q2").parts[1].points
