@@ -339,6 +339,8 @@ def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str,
             "submission.cell_missing_package", place | {"package": package, "available": ", ".join(available)}
         )
     exc_type = clean_text(str(outcome.get("exc_type", "an exception")))[:100]
+    if not message.strip():  # raise NotImplementedError(): no message to quote after a colon
+        return Message("submission.cell_failed_silent", place | {"exc_type": exc_type, "line": line})
     return Message("submission.cell_failed", place | {"exc_type": exc_type, "line": line, "message": message})
 
 

@@ -172,6 +172,7 @@ def test_every_cell_jupyter_could_not_run_is_explained(name, reports):
 
 FAILED_CELL = (
     "submission.cell_failed",
+    "submission.cell_failed_silent",
     "submission.cell_syntax_error",
     "submission.cell_crashed",
     "submission.cell_channel",

@@ -169,6 +169,18 @@ def test_cell_outcomes_become_notes_and_what_does_not_fit_the_schema_is_ignored(
     assert outcome_notes(cells, {"not": "a list"}, {}, (), 1.0) == []
 
 
+def test_an_exception_without_a_message_is_said_without_a_dangling_colon():
+    from grader.messages import render
+
+    cells = read(_nb("raise NotImplementedError()")).cells
+    outcomes = [{"number": 1, "status": "raised", "exc_type": "NotImplementedError", "message": "", "line": 1}]
+    notes = outcome_notes(cells, outcomes, {}, ("numpy",), 10.0)
+    assert ids(notes) == ["submission.cell_failed_silent"]
+    for lang in ("en", "pt-BR"):
+        text = render(notes[0], lang)
+        assert "NotImplementedError" in text and ": ." not in text and ":." not in text
+
+
 def test_ipython_syntax_past_the_allowance_is_not_run_and_said_so():
     # IPython's transformer reads a whole cell again for each magic line: thousands cost the
     # grader minutes. A cell over the per-cell allowance, and cells past the notebook's, are
@@ -186,19 +198,24 @@ def test_ipython_syntax_past_the_allowance_is_not_run_and_said_so():
     assert read(_nb("\n" * 50_000 + "x = 1\n")).notes == []  # blank lines are no IPython syntax
 
 
-def test_answers_are_read_from_a_cell_of_many_assignments_the_last_one_winning():
-    from grader.verification import _literal_assignments
+def _answers(code: str) -> dict:
+    """The answers a notebook of one code cell gives."""
+    from grader.verification import from_notebook
 
+    return from_notebook(json.dumps({"cells": [{"cell_type": "code", "source": code}]}).encode()).values
+
+
+def test_answers_are_read_from_a_cell_of_many_assignments_the_last_one_winning():
     code = "answers_q1 = {'a': 'c'}\n" + "answers_other = 1\n" * 3000 + "answers_q1 = {'a': 'b'}\n"
-    assert _literal_assignments(code)["q1"] == {"a": "b"}
+    assert _answers(code)["q1"] == {"a": "b"}
 
 
 def test_answers_are_sized_in_the_units_ast_counts_whatever_the_line_breaks():
-    from grader.verification import MAX_LITERAL_CHARS, _literal_assignments
+    from grader.verification import MAX_LITERAL_CHARS
 
     windows = "x = 'é' * 3\r\nanswers_q1 = {\r\n  'a': 'ç',\r\n  'b': 2.5,\r\n}\r\n"
-    assert _literal_assignments(windows)["q1"] == {"a": "ç", "b": 2.5}
+    assert _answers(windows)["q1"] == {"a": "ç", "b": 2.5}
     feed = "answers_q2 = {'a': 'b'}\x0c\nanswers_q3 = {'a': 'c'}\n"  # a form feed is no line break to ast
-    assert _literal_assignments(feed) == {"q2": {"a": "b"}, "q3": {"a": "c"}}
+    assert _answers(feed) == {"q2": {"a": "b"}, "q3": {"a": "c"}}
     too_long = "answers_q1 = {'a': '" + "é" * MAX_LITERAL_CHARS + "'}\n"
-    assert "q1" not in _literal_assignments(too_long)
+    assert "q1" not in _answers(too_long)
