@@ -75,6 +75,9 @@ again for each one, so a cell of thousands cost minutes of the grader's time. Pa
 a cell that needs the transformer is not run (no notebook of this lab needs that many)."""
 MAX_CELL_IPYTHON_LINES = 60
 """The same in one cell (the cost grows with the square of a cell's count)."""
+RUN_LINE_MAGICS = frozenset({"time", "run"})
+"""Line magics the worker runs (``%time stmt`` runs the statement, ``%run file.py`` the file; see
+``inside/cells.py``): a cell holding them gets no note that its magics were not run."""
 _CELL_MAGIC = re.compile(r"\Aget_ipython\(\)\.run_cell_magic\('(\w+)'")
 _LINE_MAGIC = re.compile(r"get_ipython\(\)\.(?:run_line_magic\('(\w+)'|system\(|getoutput\()")
 
@@ -242,7 +245,7 @@ def _prepare(cell: Cell, budget: int = MAX_IPYTHON_LINES) -> tuple[CodeCell | No
     if magic and magic.group(1) == "timeit":
         return None, [Message("submission.cell_timeit", place)], lines
     notes = []
-    if _LINE_MAGIC.search(code):
+    if any(match.group(1) not in RUN_LINE_MAGICS for match in _LINE_MAGIC.finditer(code)):
         only = _only_magics(code)
         notes.append(Message("submission.cell_magic_only" if only else "submission.cell_magic_removed", place))
     return CodeCell(cell.number, cell.first_line, code), notes, lines

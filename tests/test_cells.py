@@ -90,3 +90,28 @@ def test_name_is_main_as_in_a_kernel_and_print_output_is_dropped(capsys):
 def test_exit_and_interrupt_end_their_cell_only(statement):
     namespace, outcomes = run_all(statement, "after = 1")
     assert outcomes[0]["status"] == "raised" and namespace["after"] == 1
+
+
+def test_percent_run_runs_a_written_file_as_ipython_does(tmp_path, monkeypatch):
+    """%%writefile then %run file.py (with arguments, and -i): the script runs as __main__ in a
+    namespace whose names then join the notebook's, as in IPython."""
+    monkeypatch.chdir(tmp_path)
+    namespace, outcomes = run_all(
+        "%%writefile helpers.py\nimport sys\ndef twice(x):\n    return 2 * x\nARGS = sys.argv[1:]\nNAME = __name__",
+        "%run helpers.py one two",
+        "Y = twice(21)",
+        "%%writefile shared.py\nZ = BASE + 1",
+        "BASE = 9\n%run -i shared.py",
+    )
+    assert [o["status"] for o in outcomes] == ["ok"] * 5
+    assert namespace["Y"] == 42 and namespace["ARGS"] == ["one", "two"] and namespace["NAME"] == "__main__"
+    assert namespace["Z"] == 10  # -i: the script sees the notebook's names
+
+
+def test_time_and_run_magics_are_not_noted_as_not_run():
+    notes = read(
+        json.dumps({"cells": [{"cell_type": "code", "source": s} for s in ("%time A = 1", "%run x.py")]}).encode()
+    ).notes
+    assert not notes
+    noted = read(json.dumps({"cells": [{"cell_type": "code", "source": "%pip install tqdm\nA = 1"}]}).encode()).notes
+    assert [n.id for n in noted] == ["submission.cell_magic_removed"]

@@ -7,7 +7,8 @@ arrive as plain Python (the trusted side has already turned IPython syntax into 
 
 * ``%%time``, ``%%capture``, ``%%prun`` run their body in the notebook's namespace;
 * ``%%writefile`` writes its file in the working directory (a later cell may import it);
-* line magics, ``!`` commands and ``x = !cmd`` do nothing (``%time stmt`` runs ``stmt``);
+* line magics, ``!`` commands and ``x = !cmd`` do nothing (``%time stmt`` runs ``stmt``,
+  ``%run file.py`` runs the file, as IPython does);
 * a cell magic nobody knows raises, as in Jupyter;
 * ``display(...)`` and ``IPython.display`` exist, as in every kernel (they show nothing here:
   a cell's output is dropped), unless the environment has IPython itself.
@@ -23,6 +24,7 @@ import __future__
 import ast
 import io
 import os
+import shlex
 import sys
 import traceback
 import types
@@ -88,7 +90,31 @@ class Shell:
     def run_line_magic(self, name: str, line: str, _stack_depth: int = 1) -> Any:
         if name in LINE_RUNS_STATEMENT and line.strip():
             self._run(line)
+        elif name == "run":
+            self._run_file(line)
         return None
+
+    def _run_file(self, line: str) -> None:
+        """``%run [-i] file.py [args]`` as IPython runs a script: as ``__main__`` with ``sys.argv``
+        set, in a namespace of its own whose names then join the notebook's (``-i``: in the
+        notebook's namespace itself). A file written by ``%%writefile`` earlier is found."""
+        words = shlex.split(line)
+        interactive = "-i" in words
+        rest = [w for w in words if not (w.startswith("-") and len(w) == 2)]
+        if not rest:
+            raise UsageError("%run needs a file name")
+        path, argv = os.path.expanduser(rest[0]), rest[1:]
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+        namespace = self.user_ns if interactive else {"__name__": "__main__", "__file__": path}
+        saved = sys.argv
+        sys.argv = [path, *argv]
+        try:
+            exec(compile(source, path, "exec"), namespace)
+        finally:
+            sys.argv = saved
+            if not interactive:
+                self.user_ns.update({k: v for k, v in namespace.items() if not k.startswith("__")})
 
     def run_cell_magic(self, name: str, line: str, body: str) -> Any:
         if name in RUN_BODY:
