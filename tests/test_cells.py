@@ -115,3 +115,11 @@ def test_time_and_run_magics_are_not_noted_as_not_run():
     assert not notes
     noted = read(json.dumps({"cells": [{"cell_type": "code", "source": "%pip install tqdm\nA = 1"}]}).encode()).notes
     assert [n.id for n in noted] == ["submission.cell_magic_removed"]
+
+
+def test_the_output_history_holds_what_cells_ended_with():
+    """IPython keeps the value a cell ends with in _ (then __, ___); None, a ';' or a statement
+    ending the cell keeps nothing."""
+    namespace, outcomes = run_all("3 * 7", "print('x')", "A = _ * 2", "[1, 2];", "'s'", "B = (_, __)")
+    assert [o["status"] for o in outcomes] == ["ok"] * 6
+    assert namespace["A"] == 42 and namespace["B"] == ("s", 21)

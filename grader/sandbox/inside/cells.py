@@ -313,6 +313,7 @@ def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     try:
         # Compiled whole first, as Jupyter does: a syntax error anywhere means nothing runs.
         code = compile(cell["code"], filename, "exec")
+        code = _keeping_last_value(cell["code"], filename) or code
     except (SyntaxError, ValueError) as exc:
         return {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
     saved = sys.stdout, sys.stderr
@@ -321,3 +322,26 @@ def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
         return _run_code(cell, code, module.__dict__)
     finally:
         sys.stdout, sys.stderr = saved
+        _shift_output_history(module.__dict__)
+
+
+LAST_VALUE = "__normlab_last_value__"
+
+
+def _keeping_last_value(source: str, filename: str) -> types.CodeType | None:
+    """The cell compiled so that the value of its last expression is kept, as IPython's
+    displayhook keeps it in ``_`` (not when a ``;`` ends the cell); None when it ends otherwise."""
+    tree = ast.parse(source, filename)
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr) or source.rstrip().endswith(";"):
+        return None
+    last = tree.body[-1]
+    tree.body[-1] = ast.copy_location(ast.Assign([ast.Name(LAST_VALUE, ast.Store())], last.value), last)
+    return compile(ast.fix_missing_locations(tree), filename, "exec")
+
+
+def _shift_output_history(namespace: dict[str, Any]) -> None:
+    """``_``, ``__`` and ``___``: the last three values cells ended with, None not counted."""
+    value = namespace.pop(LAST_VALUE, None)
+    if value is not None:
+        namespace["___"], namespace["__"] = namespace.get("__"), namespace.get("_")
+        namespace["_"] = value
