@@ -332,3 +332,16 @@ def test_the_calls_table_is_what_the_reference_calls():
             if MODULE_OF.get(name) == module and (calls := called(name, {name})):
                 found[name] = tuple(sorted(calls))
     assert found == {name: tuple(sorted(calls)) for name, calls in CALLS.items()}
+
+
+def test_a_check_without_the_grading_environment_says_how_to_get_it():
+    """Without own-environment, imports can differ from grading's: the report says the one
+    command that fixes it, not only which layer is missing."""
+    import dataclasses
+
+    from grader.report.reporters import to_text
+
+    report = grade(course.exercises_dir(), Options(suites=("public",), select="rmsnorm"))
+    without = dataclasses.replace(report, missing_layers=("own-environment",))
+    assert "normlab environment" in to_text(without) and "normlab environment" in to_text(without, "pt-BR")
+    assert "normlab environment" not in to_text(dataclasses.replace(report, missing_layers=()))

@@ -44,6 +44,8 @@ def isolation_summary(report: Report, lang: str) -> str:
     line = render(Message("report.isolation", params), lang)
     if report.missing_layers:
         line += "\n" + render(Message("report.degraded", {"missing": ", ".join(report.missing_layers)}), lang)
+    if "own-environment" in report.missing_layers:  # the one a student fixes with one command
+        line += "\n" + render(Message("report.no_own_environment"), lang)
     return line
 
 
