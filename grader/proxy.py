@@ -322,7 +322,9 @@ class StudentProxy:
         """A NameError in a notebook where a cell failed: say so, and (on public tests, where
         the name may be shown) which cell would have defined the name."""
         failed = self.failed_names()
-        if failed:
+        # Only for a name a failed cell would have bound: a typo (epsilon for eps) in a notebook
+        # with an unrelated broken scratch cell is the function's own mistake.
+        if name in failed or (failed and not name):
             fault.messages.append(Message("hint.failed_cell_name"))
             _name_from_cell(fault, name, failed)
 

@@ -345,3 +345,25 @@ def test_a_check_without_the_grading_environment_says_how_to_get_it():
     without = dataclasses.replace(report, missing_layers=("own-environment",))
     assert "normlab environment" in to_text(without) and "normlab environment" in to_text(without, "pt-BR")
     assert "normlab environment" not in to_text(dataclasses.replace(report, missing_layers=()))
+
+
+def test_a_typo_is_not_blamed_on_an_unrelated_failed_cell(tmp_path):
+    """A NameError for a name no failed cell would have bound is the function's own mistake:
+    no hint about failed cells. One for a name a failed cell binds keeps the hint."""
+    source = (course.solutions_dir() / "rmsnorm.py").read_text()
+    typo = source.replace("rstd = 1.0 / np.sqrt(ms + eps)", "rstd = 1.0 / np.sqrt(ms + epsilon)")
+    assert typo != source
+    cells = [
+        nbformat.v4.new_code_cell("import numpy as np\nSCRATCH = 1\nraise RuntimeError('a scratch check')"),
+        nbformat.v4.new_code_cell(typo),
+    ]
+    path = tmp_path / "lab.ipynb"
+    path.write_text(_notebook(cells))
+    report = grade(path, Options(suites=("public",), select="rmsnorm and not backward"))
+    ids = {m.id for r in report.results for m in r.messages}
+    assert report.score == 0 and "hint.failed_cell_name" not in ids, ids
+    # SCALE comes after the raise: that cell would have bound it, so the hint points there.
+    late = nbformat.v4.new_code_cell("import numpy as np\nraise RuntimeError('a scratch check')\nSCALE = 1")
+    path.write_text(_notebook([late, nbformat.v4.new_code_cell(typo.replace("ms + epsilon", "ms + eps * SCALE"))]))
+    report = grade(path, Options(suites=("public",), select="rmsnorm and not backward"))
+    assert "hint.failed_cell_name" in {m.id for r in report.results for m in r.messages}
