@@ -413,4 +413,18 @@ MUTANTS = [
         "return x + sublayer(rmsnorm(x, ones, eps), w, b)\n    return x\n    raise ValueError",
         None,
     ),
+    (
+        "ic_bloom_without_embedding_norm",
+        "inspect_config",
+        '"bloom": row("layernorm", "layer_norm_epsilon", 1e-5, embedding=1),',
+        '"bloom": row("layernorm", "layer_norm_epsilon", 1e-5),',
+        None,
+    ),
+    (
+        "ic_neox_missing_switch_sequential",
+        "inspect_config",
+        'neox_parallel = cfg.get("use_parallel_residual", True)',
+        'neox_parallel = cfg.get("use_parallel_residual", False)',
+        None,
+    ),
 ]

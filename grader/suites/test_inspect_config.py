@@ -281,6 +281,24 @@ REDPAJAMA_3B = {  # togethercomputer/RedPajama-INCITE-Instruct-3B-v1: GPT-NeoX, 
     "vocab_size": 50432,
 }
 
+BLOOM_560M = {  # bigscience/bloom-560m: a LayerNorm on the embeddings before the first block
+    "apply_residual_connection_post_layernorm": False,
+    "architectures": ["BloomForCausalLM"],
+    "attention_dropout": 0.0,
+    "bos_token_id": 1,
+    "eos_token_id": 2,
+    "hidden_dropout": 0.0,
+    "hidden_size": 1024,
+    "initializer_range": 0.02,
+    "layer_norm_epsilon": 1e-05,
+    "model_type": "bloom",
+    "n_head": 16,
+    "n_layer": 24,
+    "offset_alibi": 100,
+    "pad_token_id": 3,
+    "vocab_size": 250880,
+}
+
 FLAN_T5_SMALL = {  # google/flan-t5-small: num_decoder_layers written out
     "architectures": ["T5ForConditionalGeneration"],
     "d_ff": 1024,
@@ -715,3 +733,25 @@ def test_note_names_norm_and_eps(student: StudentProxy, reference: Reference) ->
         # The note earns points only with a report that is right about what the note says.
         expect_fields(report, want, ["norm_type", "eps", "placement", "n_norms"])
         expect_note(report["note"], want)
+
+
+@pytest.mark.points(1)
+def test_bloom_counts_its_embedding_norm(student: StudentProxy, reference: Reference) -> None:
+    """BLOOM normalizes the embeddings before the first block: a norm beyond its layers' and the final one."""
+    # mistake: BLOOM's word_embeddings_layernorm left out of n_norms
+    expect_fields(
+        report_of(student, BLOOM_560M),
+        reference.inspect_config(BLOOM_560M),
+        ("norm_type", "placement", "n_layers", "hidden_size", "n_norms", "eps"),
+    )
+    expect_family(student, reference, (BLOOM_560M,), ("norm_type", "placement"))
+
+
+@pytest.mark.points(1)
+def test_gpt_neox_without_the_switch_takes_the_library_default(student: StudentProxy, reference: Reference) -> None:
+    """A GPT-NeoX config without use_parallel_residual gets GPTNeoXConfig's default: parallel."""
+    # mistake: a missing use_parallel_residual read as False
+    # Resized, so that Pythia's own report, remembered, is not the answer.
+    config = resized(without(bank("pythia-410m.json"), "use_parallel_residual"))
+    fields = ("placement", "n_layers", "hidden_size", "n_norms")
+    expect_fields(report_of(student, config), reference.inspect_config(config), fields)
