@@ -25,7 +25,8 @@ def rmsnorm(x, gamma, eps=1e-6):
     Must not:
         modify ``x`` or ``gamma`` in place; change the dtype; subtract the mean (that is
         LayerNorm). For float16 input, compute in float32 and cast the result back to float16,
-        so that squaring a large float16 value cannot overflow.
+        so that squaring a large float16 value cannot overflow; float32 and float64 inputs are
+        computed in their own precision (a float64 result is checked to about 1e-9).
     """
     raise NotImplementedError('square, average over the last axis (keepdims=True), add eps, take the square root, divide, scale by gamma; for float16, upcast to float32 first')
 
