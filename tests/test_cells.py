@@ -123,3 +123,17 @@ def test_the_output_history_holds_what_cells_ended_with():
     namespace, outcomes = run_all("3 * 7", "print('x')", "A = _ * 2", "[1, 2];", "'s'", "B = (_, __)")
     assert [o["status"] for o in outcomes] == ["ok"] * 6
     assert namespace["A"] == 42 and namespace["B"] == ("s", 21)
+
+
+def test_what_a_missing_package_returned_can_be_indexed_and_used_as_a_context():
+    """pandas or tqdm missing where grading runs: the rest of the cell runs as it did on the
+    student's machine, even when it indexes or enters what they returned."""
+    namespace, outcomes = run_all(
+        "import normlab_absent_pd as pd\n"
+        "df = pd.DataFrame({'a': [1]})\n"
+        "df['b'] = df['a'] * 2\n"
+        "with pd.option_context('x', 1) as ctx:\n"
+        "    INSIDE = True\n"
+        "AFTER = 1"
+    )
+    assert outcomes[0]["status"] == "imports_skipped" and namespace["INSIDE"] and namespace["AFTER"] == 1

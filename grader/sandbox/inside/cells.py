@@ -234,8 +234,33 @@ class Absent:
     def __iter__(self) -> Any:
         return iter(())
 
+    # ``df["col"] = ...`` and ``with tqdm(...) as bar:`` on what a missing package returned.
+    def __getitem__(self, key: Any) -> Absent:
+        return Absent(f"{self._name}[...]")
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        return None
+
+    def __enter__(self) -> Absent:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
     def __repr__(self) -> str:
         return f"<{self._name}: not installed where notebooks are graded>"
+
+
+def _absent_result(self: Absent, *args: Any) -> Absent:
+    return Absent(f"{self._name}(...)")
+
+
+for _operator in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul"):
+    # df["a"] * 2 on what a missing package returned: another stand-in, as a call gives
+    setattr(Absent, f"__{_operator}__", _absent_result)
+    setattr(Absent, f"__r{_operator}__", _absent_result)
+for _operator in ("neg", "pos", "abs"):
+    setattr(Absent, f"__{_operator}__", _absent_result)
 
 
 FUTURE_FLAGS = sum(getattr(__future__, name).compiler_flag for name in __future__.all_feature_names)
