@@ -47,6 +47,7 @@ from grader.submission import Prepared
 
 _CELL_FRAME = re.compile(r'File "<cell (\d+)>"')
 _FILE_FRAME = re.compile(r'File "/[^"]*/([^"/]+\.py)"')
+_MESSAGE_FILE = re.compile(r"\((\w+)\.py, line (\d+)\)")
 """A notebook cell's frame in a worker's traceback (``sandbox/inside/cells.py`` names them)."""
 SIGNAL_REASONS = {
     int(signal.SIGXCPU): "cpu",
@@ -178,6 +179,11 @@ class StudentProxy:
             return None
         return self._file_name(module)
 
+    def _placed_message(self, message: str) -> str:
+        """An exception's message naming a file as the student does: a SyntaxError's
+        "(submission.py, line 74)" names the internal copy of their one file."""
+        return _MESSAGE_FILE.sub(lambda m: f"({self._file_name(m.group(1))}, line {m.group(2)})", message)
+
     def _placed(self, traceback: str) -> str:
         """A traceback whose frames name the code as the student finds it: a notebook cell by
         its number (as the notes count cells) and first line, a file by the student's own name
@@ -283,7 +289,7 @@ class StudentProxy:
                 self._file_name(module),
                 answer.exc_type,
                 answer.builtin_type,
-                answer.message,
+                self._placed_message(answer.message),
                 self._placed(answer.traceback),
             )
             self._broken_modules[module] = fault
@@ -310,7 +316,7 @@ class StudentProxy:
             function,
             answer.exc_type,
             answer.builtin_type,
-            answer.message,
+            self._placed_message(answer.message),
             self._placed(answer.traceback),
             answer.raised_in,
         )

@@ -367,3 +367,11 @@ def test_a_typo_is_not_blamed_on_an_unrelated_failed_cell(tmp_path):
     path.write_text(_notebook([late, nbformat.v4.new_code_cell(typo.replace("ms + epsilon", "ms + eps * SCALE"))]))
     report = grade(path, Options(suites=("public",), select="rmsnorm and not backward"))
     assert "hint.failed_cell_name" in {m.id for r in report.results for m in r.messages}
+
+
+def test_a_syntax_error_in_a_one_file_submission_names_the_students_file(tmp_path):
+    path = tmp_path / "mywork.py"
+    path.write_text((course.solutions_dir() / "rmsnorm.py").read_text() + "\ndef broken(:\n    pass\n")
+    report = grade(path, Options(suites=("public",), select="rmsnorm_small"))
+    texts = [str(m.params) for r in report.results for m in r.messages]
+    assert any("mywork.py, line" in t for t in texts) and not any("submission.py" in t for t in texts), texts
