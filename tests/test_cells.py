@@ -137,3 +137,9 @@ def test_what_a_missing_package_returned_can_be_indexed_and_used_as_a_context():
         "AFTER = 1"
     )
     assert outcomes[0]["status"] == "imports_skipped" and namespace["INSIDE"] and namespace["AFTER"] == 1
+
+
+def test_a_traceback_through_a_cell_shows_the_cells_line():
+    _, outcomes = run_all("def f(x):\n    return x / zero_here\n", "f(1)")
+    assert outcomes[1]["status"] == "raised"
+    assert "return x / zero_here" in outcomes[1]["traceback"], outcomes[1]["traceback"]

@@ -23,6 +23,7 @@ import __future__
 
 import ast
 import io
+import linecache
 import os
 import shlex
 import sys
@@ -335,6 +336,8 @@ def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     filename = f"<cell {cell['number']}>"
     shell = module.__dict__["get_ipython"]()
     shell.filename = filename
+    # A traceback through the cell shows its lines, as IPython's does (no mtime: never reloaded).
+    linecache.cache[filename] = (len(cell["code"]), None, cell["code"].splitlines(True), filename)
     try:
         # Compiled whole first, as Jupyter does: a syntax error anywhere means nothing runs.
         code = compile(cell["code"], filename, "exec")
