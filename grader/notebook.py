@@ -27,9 +27,14 @@ from typing import Any
 from grader.messages import Message
 from grader.sandbox.inside.protocol import clean_text
 
-MAX_NOTEBOOK_BYTES = 8 << 20
+MAX_NOTEBOOK_BYTES = 32 << 20
+"""A notebook larger than this is not read. Stored outputs are most of a notebook's size: a
+solved lab with a few dozen plots passed 8 MiB, and nbgrader grades it; its code alone is a
+few hundred KiB."""
 CELL_CAP = 100_000
 """Characters of one code cell that are read: no honest cell of this lab comes near it."""
+MAX_CELLS = 20_000
+"""Cells of any kind that are read; no notebook of this lab comes near it."""
 MAX_CODE_CELLS = 2000
 """Code cells run per notebook; a notebook with more is not one of this lab's."""
 
@@ -151,7 +156,8 @@ def cells(nb: object) -> list[Cell]:
     is a number) is read as far as it makes sense; nothing here raises on a student's file."""
     raw = nb.get("cells") if isinstance(nb, dict) else None
     out = []
-    for number, cell in enumerate(raw if isinstance(raw, list) else [], start=1):
+    # Past MAX_CELLS, cells are not looked at: 900,000 empty cells cost seconds of grader CPU.
+    for number, cell in enumerate(raw[:MAX_CELLS] if isinstance(raw, list) else [], start=1):
         if not isinstance(cell, dict):
             out.append(Cell(number, "other", "", {}))
             continue
@@ -378,21 +384,40 @@ def in_cell_order(notes: list[Message]) -> list[Message]:
 
 
 _BINDINGS = (
-    re.compile(r"^\s*(?:async\s+)?def\s+(\w+)", re.MULTILINE),
-    re.compile(r"^\s*class\s+(\w+)", re.MULTILINE),
-    re.compile(r"^import\s+\w[\w.]*\s+as\s+(\w+)", re.MULTILINE),
-    re.compile(r"^import\s+(\w+)", re.MULTILINE),
-    re.compile(r"^from\s+[\w.]+\s+import\s+[\w\s,()]*?\b(\w+)\s*$", re.MULTILINE),
-    re.compile(r"^(\w+)\s*(?::[^=\n]+)?=(?!=)", re.MULTILINE),
+    re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)"),
+    re.compile(r"[ \t]*class[ \t]+(\w+)"),
+    re.compile(r"import[ \t]+\w[\w.]*[ \t]+as[ \t]+(\w+)"),
+    re.compile(r"import[ \t]+(\w+)"),
+    re.compile(r"(\w+)[ \t]*(?::[^=]+)?=(?!=)"),
 )
+"""Each matched at the start of one line: no pattern spans lines (``\\s`` does), so a cell of
+thousands of lines costs linear time, not minutes."""
+_FROM_IMPORT = re.compile(r"from[ \t]+[\w.]+[ \t]+import[ \t]+\(?([\w \t,]+)\)?")
 
 
 def _names_bound(code: str) -> set[str]:
-    """Names a cell binds at its top level, read from its text (never parsed: it may not parse)."""
-    names = {match for pattern in _BINDINGS for match in pattern.findall(code)}
-    for imported in re.findall(r"^from\s+[\w.]+\s+import\s+\(?([\w\s,]+)\)?", code, re.MULTILINE):
-        names |= {part.split(" as ")[-1].strip() for part in imported.split(",") if part.strip()}
+    """Names a cell binds at its top level, read from its text line by line (never parsed: it
+    may not parse)."""
+    names: set[str] = set()
+    for line in code.splitlines():
+        names |= {match.group(1) for pattern in _BINDINGS if (match := pattern.match(line))}
+        imported = _FROM_IMPORT.match(line)
+        if imported:
+            names |= {part.split(" as ")[-1].strip() for part in imported.group(1).split(",") if part.strip()}
     return {name for name in names if name.isidentifier()}
+
+
+def stopped_lines(outcomes: object, skipped: dict[int, str]) -> dict[int, int]:
+    """Cell number -> the line each unfinished cell stopped at (0: nothing of it ran), from the
+    worker's report: what a cell would have bound after that line, the kernel never has."""
+    stopped = dict.fromkeys(skipped, 0)
+    for outcome in outcomes if isinstance(outcomes, list) else []:
+        number = outcome.get("number") if isinstance(outcome, dict) else None
+        if type(number) is not int or outcome.get("status") not in ("raised", "syntax"):
+            continue
+        line = outcome.get("line") if outcome.get("status") == "raised" else 0
+        stopped[number] = line if type(line) is int and line > 0 else 0
+    return stopped
 
 
 def failed_names(cells_run: list[CodeCell], outcomes: object, skipped: dict[int, str]) -> dict[str, CodeCell]:

@@ -11,6 +11,7 @@ import contextlib
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,7 +78,9 @@ def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
     return files, hidden
 
 
-def _questions(submission: str | Path, options: Options) -> tuple[list[CheckResult], list[ManualPart], list[Message]]:
+def _questions(
+    submission: str | Path, options: Options, stopped: dict[int, int]
+) -> tuple[list[CheckResult], list[ManualPart], list[Message]]:
     """The verification questions' auto-graded parts and written parts (final grading only),
     and a note when the answers could not be read at all: the parts say so one by one, but on
     Gradescope those wait for the due date, too late to hand in the missing file."""
@@ -86,9 +89,25 @@ def _questions(submission: str | Path, options: Options) -> tuple[list[CheckResu
     bank = questions.load()
     if not bank.hidden:
         raise GraderFault("the question bank's keys are not installed (is this a student copy of the grader?)")
-    answers = verification.find(submission, beside_lone_file=options.answers_beside_lone_file)
+    answers = verification.find(submission, beside_lone_file=options.answers_beside_lone_file, stopped=stopped)
     results, manual = verification.score(bank, answers)
     return results, manual, [answers.problem] if answers.problem is not None else []
+
+
+def _failed_names(cells: list[notebook.CodeCell], worker: Worker) -> Callable[[], dict[str, notebook.CodeCell]]:
+    """What failed cells would have bound, worked out once per state of the worker's cells (a
+    hang restarts the worker and skips a cell), not once per test that misses a name."""
+    cache: dict[object, dict[str, notebook.CodeCell]] = {}
+
+    def names() -> dict[str, notebook.CodeCell]:
+        outcomes = worker.cell_outcomes
+        state = (len(outcomes) if isinstance(outcomes, list) else 0, tuple(sorted(worker.skipped_cells.items())))
+        if state not in cache:
+            cache.clear()
+            cache[state] = notebook.failed_names(cells, outcomes, worker.skipped_cells)
+        return cache[state]
+
+    return names
 
 
 _SCRATCH: list[Path] = []
@@ -128,7 +147,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             prepared,
             worker,
             limits,
-            lambda: notebook.failed_names(prepared.cells, worker.cell_outcomes, worker.skipped_cells),
+            _failed_names(prepared.cells, worker),
         )
         with sessions.LOCK:
             try:
@@ -139,7 +158,8 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             if plugin.grader_faults:
                 raise GraderFault(plugin.grader_faults[0])
             results = plugin.ordered_results()
-        question_results, manual, answer_notes = _questions(submission, options)
+        stopped = notebook.stopped_lines(worker.cell_outcomes, worker.skipped_cells)
+        question_results, manual, answer_notes = _questions(submission, options, stopped)
         cell_notes = notebook.outcome_notes(
             prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.cell_seconds
         )

@@ -116,9 +116,33 @@ def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
     return None
 
 
-def _literal_assignments(code: str) -> list[tuple[str, str | None, Any]]:
+MUTATED = "mutated"
+"""What :func:`_literal_assignments` reports for a statement that changes ``answers_<id>`` by code
+(``.update(...)``, ``|=``): the question's parts are no longer the written values."""
+DELETED = "deleted"
+
+
+def _changed_by_code(node: ast.stmt) -> tuple[str, str] | None:
+    """(question id, how) for ``answers_q1.update(...)``, ``answers_q1 |= ...`` or ``del answers_q1``."""
+    names: list[ast.expr] = []
+    how = MUTATED
+    if isinstance(node, ast.AugAssign):
+        names = [node.target]
+    elif isinstance(node, ast.Delete):
+        names, how = node.targets, DELETED
+    elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
+        names = [node.value.func.value]
+    for name in names:
+        if isinstance(name, ast.Name) and name.id.startswith(NOTEBOOK_PREFIX):
+            return name.id.removeprefix(NOTEBOOK_PREFIX), how
+    return None
+
+
+def _literal_assignments(code: str, stop: int | None = None) -> list[tuple[str, str | None, Any]]:
     """``answers_<id> = {...}`` and ``answers_<id>["a"] = ...`` at the top level of one cell, in
-    order, their values read as literals only: (question id, part id or None, value)."""
+    order, their values read as literals only: (question id, part id or None, value). A change
+    by code gives (question id, :data:`MUTATED` or :data:`DELETED`, None). ``stop``: the line the
+    cell stopped at when it ran (it raised there); what comes from there on never ran."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -130,6 +154,12 @@ def _literal_assignments(code: str) -> list[tuple[str, str | None, Any]]:
     data = code.encode("utf-8", "surrogatepass")
     starts = [0, *(match.end() for match in re.finditer(rb"\r\n|\r|\n", data))]
     for node in tree.body:
+        if stop is not None and node.lineno >= stop:
+            break  # the kernel never got past the line that raised
+        changed = _changed_by_code(node)
+        if changed is not None:
+            found.append((changed[0], changed[1], None))
+            continue
         target = _target(node)
         if target is None:
             continue
@@ -142,37 +172,57 @@ def _literal_assignments(code: str) -> list[tuple[str, str | None, Any]]:
     return found
 
 
-def from_notebook(raw: bytes | None) -> Answers:
+MAX_ANSWER_CODE = 1 << 20
+"""Characters of code cells read for answers, in all: answer cells are a few lines each, and
+parsing megabytes of them cost the grader seconds."""
+
+
+def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> Answers:
     """A notebook's answers: the last ``answers_<id>`` assignment of each question (cells in
-    order, as a kernel would leave them) and the written-answer cells by their grade id."""
+    order, as a kernel would leave them) and the written-answer cells by their grade id.
+    ``stopped``: cell number -> the line that cell stopped at when it ran (0: it did not run);
+    an assignment the kernel never reached is not an answer."""
     try:
         nb = json.loads(raw.decode("utf-8-sig")) if raw is not None else {}  # a BOM, as notebook.py reads
     except (UnicodeDecodeError, ValueError, RecursionError):
         nb = {}
     values: dict[str, dict[str, Any]] = {}
+    budget = MAX_ANSWER_CODE
     for cell in notebook.cells(nb):
-        if cell.kind == "code" and NOTEBOOK_PREFIX in cell.source:
-            for qid, part, value in _literal_assignments(cell.source[: notebook.CELL_CAP]):
-                # A later assignment replaces an earlier one, as in the kernel; an item
-                # assignment changes one part. The written part comes from its markdown cell.
-                if part is None:
-                    written = {WRITTEN: values[qid][WRITTEN]} if WRITTEN in values.get(qid, {}) else {}
-                    values[qid] = {k: v for k, v in value.items() if k != WRITTEN} | written
-                elif part != WRITTEN:
-                    values.setdefault(qid, {})[part] = value
+        if cell.kind == "code" and NOTEBOOK_PREFIX in cell.source and budget > 0:
+            code = cell.source[: min(notebook.CELL_CAP, budget)]
+            budget -= len(code)
+            for qid, part, value in _literal_assignments(code, (stopped or {}).get(cell.number)):
+                _assign(values, qid, part, value)
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
             values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
     return Answers(values, "notebook")
 
 
-def find(path: str | Path, *, beside_lone_file: bool = True) -> Answers:
+def _assign(values: dict[str, dict[str, Any]], qid: str, part: str | None, value: Any) -> None:
+    """One answer statement, as the kernel would apply it: a dict replaces the question's
+    answers, an item assignment changes one part (only once the dict exists: before, it raised
+    NameError), a change by code makes every part computed, ``del`` leaves none. The written part
+    comes from its markdown cell."""
+    written = {WRITTEN: values[qid][WRITTEN]} if WRITTEN in values.get(qid, {}) else {}
+    if part is None:
+        values[qid] = {k: v for k, v in value.items() if k != WRITTEN} | written
+    elif part == MUTATED and qid in values:
+        values[qid] = {k: Computed() for k in values[qid] if k != WRITTEN} | written
+    elif part == DELETED:
+        values[qid] = written
+    elif part not in (WRITTEN, MUTATED) and qid in values:
+        values[qid][part] = value
+
+
+def find(path: str | Path, *, beside_lone_file: bool = True, stopped: dict[int, int] | None = None) -> Answers:
     """The answers of a submission: its notebook, or the answers file beside its exercises.
     ``beside_lone_file=False``: a lone ``.py`` file has none (in a class folder the file beside
-    it would be the whole class's, not this student's)."""
+    it would be the whole class's, not this student's). ``stopped``: see :func:`from_notebook`."""
     origin = Path(path)
     if origin.suffix == ".ipynb":  # read whole, as it is graded: plots make 256 KiB notebooks common
-        return from_notebook(_read_capped(origin, notebook.MAX_NOTEBOOK_BYTES))
+        return from_notebook(_read_capped(origin, notebook.MAX_NOTEBOOK_BYTES), stopped)
     if not origin.is_dir() and not beside_lone_file:
         return Answers({}, ANSWERS_FILE, Message("question.lone_file", {"file": ANSWERS_FILE}))
     folder = origin if origin.is_dir() else origin.parent

@@ -463,3 +463,46 @@ def test_a_computed_answer_says_so_and_costs_only_its_own_part():
     assert by_name[questions.part_name("q2", "a")].status is Status.PASSED  # the literal part beside it counts
     assert by_name[questions.part_name("q1", "b")].status is Status.PASSED  # an item assignment counts
     assert _total(results) == AUTO_POINTS - BANK.question("q2").parts[1].points
+
+
+def test_answers_a_kernel_would_not_hold_are_not_scored():
+    """Read as the kernel leaves them: an assignment after the line its cell raised at never
+    ran; an item assignment before the dict exists raised; .update(), |= and del change the
+    answers by code."""
+    right = reference_answers()
+
+    def literal(qid):
+        return {k: v for k, v in right[qid].items() if k != WRITTEN}
+
+    cells = [
+        f"raise ValueError('scratch')\nanswers_q1 = {literal('q1')!r}",
+        "answers_q3['c'] = 'b'",
+        f"answers_q2 = {literal('q2')!r}\nanswers_q2.update({{'a': ['b']}})",
+        f"answers_q4 = {literal('q4')!r}\ndel answers_q4",
+        f"answers_q6 = {literal('q6')!r}\nanswers_q6 |= {{'b': 1}}",
+        f"answers_q5 = {literal('q5')!r}",
+    ]
+    answers = verification.from_notebook(_notebook(*cells), stopped={1: 1})
+    assert "q1" not in answers.values and "q3" not in answers.values and answers.values["q4"] == {}
+    results, _ = verification.score(BANK, answers)
+    lost = {r.exercise for r in results if r.status is not Status.PASSED}
+    assert lost >= {"q1", "q2", "q3", "q4", "q6"} and "q5" not in lost
+    computed = {r.exercise for r in results if any(m.id == "question.computed" for m in r.messages)}
+    assert computed == {"q2", "q6"}
+
+
+def test_a_notebook_graded_whole_ignores_answers_after_the_line_a_cell_raised_at(tmp_path):
+    from grader.runner import FINAL, Options, grade
+
+    source = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in course.MODULES)
+    answers = notebook_answer_cell()
+    cells = [source, "raise RuntimeError('not yet')\n" + answers]
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": s, "outputs": []} for s in cells]}
+    path = tmp_path / "lab.ipynb"
+    path.write_text(json.dumps(nb))
+    report = grade(path, Options(suites=FINAL, select=None))
+    qids = {q.id for q in BANK.questions}
+    parts = [r for r in report.results if r.exercise in qids]
+    assert parts and all(r.score == 0 for r in parts)
+    path.write_text(json.dumps(nb).replace("raise RuntimeError('not yet')\\n", ""))
+    assert all(r.status is Status.PASSED for r in grade(path, Options(suites=FINAL)).results if r.exercise in qids)
