@@ -226,7 +226,16 @@ def find(path: str | Path, *, beside_lone_file: bool = True, stopped: dict[int, 
     if not origin.is_dir() and not beside_lone_file:
         return Answers({}, ANSWERS_FILE, Message("question.lone_file", {"file": ANSWERS_FILE}))
     folder = origin if origin.is_dir() else origin.parent
+    if _hard_linked(folder / ANSWERS_FILE):  # it may be someone else's file: never read through it
+        return Answers({}, ANSWERS_FILE, Message("question.file_linked", {"file": ANSWERS_FILE}))
     return from_toml(_read_capped(folder / ANSWERS_FILE))
+
+
+def _hard_linked(path: Path) -> bool:
+    try:
+        return path.lstat().st_nlink > 1
+    except OSError:
+        return False
 
 
 # -- judging one value ------------------------------------------------------------------------

@@ -161,3 +161,28 @@ def test_named_dask_workers_grading_at_once_never_share_a_uid(tmp_path):
     if None in uids.values():
         pytest.skip("workers run without their own uid here (not root): nothing to share")
     assert len(uids) == 2 and len(set(uids.values())) == 2, uids
+
+
+def test_an_nbgrader_hand_in_that_cannot_be_read_or_is_ambiguous_is_not_graded_not_zero(tmp_path):
+    """A notebook too large to read, or several notebooks none of which has the released name:
+    the student handed in work, so it is listed as not graded (with why), never scored 0."""
+    from grader.classgrade import Refused, Submitted
+    from grader.integrations.nbgrader.autograde import NbgraderCourse
+    from grader.notebook import MAX_NOTEBOOK_BYTES
+
+    root = tmp_path / "course"
+    (root / "release" / "lab").mkdir(parents=True)
+    (root / "release" / "lab" / "lab.ipynb").write_text("{}")
+    for student, files in {
+        "big": {"lab.ipynb": b"x" * (MAX_NOTEBOOK_BYTES + 1)},
+        "two": {"lab-Copy1.ipynb": b"{}", "Untitled.ipynb": b"{}"},
+        "renamed": {"mine.ipynb": b"{}"},
+    }.items():
+        folder = root / "submitted" / student / "lab"
+        folder.mkdir(parents=True)
+        for name, data in files.items():
+            (folder / name).write_bytes(data)
+    entries = {e.student: e for e in NbgraderCourse(root, "lab", tmp_path / "staging").submissions()}
+    assert isinstance(entries["big"], Refused) and "larger than" in entries["big"].reason
+    assert isinstance(entries["two"], Refused) and "Untitled.ipynb" in entries["two"].reason
+    assert isinstance(entries["renamed"], Submitted) and entries["renamed"].path is not None

@@ -230,6 +230,21 @@ def test_grade_class_answers_are_each_students_own_and_a_changed_one_is_graded_a
     assert scores()["carol"] > before["carol"]
 
 
+def test_grade_class_refuses_two_hand_ins_of_one_student_instead_of_grading_either(tmp_path):
+    """alice/ beside a stray alice.py: grading the last one found silently replaced alice's
+    full marks with 0; which hand-in is hers is hers (or the instructor's) to say."""
+    from grader.integrations.folder import FolderClass
+
+    handed_in = tmp_path / "handed-in"
+    (handed_in / "alice").mkdir(parents=True)
+    (handed_in / "alice" / "rmsnorm.py").write_text("x = 1\n")
+    (handed_in / "alice.py").write_text("x = 1\n")
+    (handed_in / "bob.py").write_text("x = 1\n")
+    entries = list(FolderClass(handed_in, tmp_path / "out").submissions())
+    assert [type(e).__name__ for e in entries] == ["Refused", "Submitted"]
+    assert entries[0].student == "alice" and "alice, alice.py" in entries[0].reason
+
+
 def test_written_points_of_a_grade_class_class_reach_its_grades_csv(tmp_path):
     """normlab written export/import on a class graded with grade-class: one page per question
     from the students' answers files, the ticked items' points (from the bank) land in

@@ -506,3 +506,16 @@ def test_a_notebook_graded_whole_ignores_answers_after_the_line_a_cell_raised_at
     assert parts and all(r.score == 0 for r in parts)
     path.write_text(json.dumps(nb).replace("raise RuntimeError('not yet')\\n", ""))
     assert all(r.status is Status.PASSED for r in grade(path, Options(suites=FINAL)).results if r.exercise in qids)
+
+
+def test_a_hard_linked_answers_file_is_not_read(tmp_path):
+    """It may be another file's second name (another student's, the instructor's key): the
+    class's change key refuses it, so grading must not read through it either."""
+    target = tmp_path / "elsewhere.toml"
+    target.write_text((course.solutions_dir() / ANSWERS_FILE).read_text())
+    sub = copy_solutions(tmp_path / "sub")
+    (sub / ANSWERS_FILE).unlink(missing_ok=True)
+    (sub / ANSWERS_FILE).hardlink_to(target)
+    answers = verification.find(sub)
+    assert answers.problem is not None and answers.problem.id == "question.file_linked"
+    assert _total(verification.score(BANK, answers)[0]) == 0

@@ -55,12 +55,19 @@ class FolderClass:
         except files.Unreadable as exc:
             yield Refused(clean_text(str(self.root))[:100], f"the folder cannot be read ({exc})")
             return
-        for name, kind in sorted(entries.items()):
-            student, suffix = (name, "") if kind == "dir" else (Path(name).stem, Path(name).suffix)
+        candidates = [(name, kind, *self._student_of(name, kind)) for name, kind in sorted(entries.items())]
+        # Not submissions: a hidden file, a spreadsheet, a README.
+        candidates = [c for c in candidates if not (c[0].startswith(".") or (c[1] == "file" and c[3] not in SUFFIXES))]
+        names: dict[str, list[str]] = {}
+        for name, _kind, student, _suffix in candidates:
+            names.setdefault(student, []).append(name)
+        for name, kind, student, _suffix in candidates:
             shown = clean_text(student)[:100]
-            if name.startswith(".") or (kind == "file" and suffix not in SUFFIXES):
-                continue  # not a submission: a hidden file, a spreadsheet, a README
-            if not STUDENT_ID.fullmatch(student):
+            if len(names[student]) > 1:
+                if name == names[student][0]:  # one entry per student: which one is theirs to say
+                    both = ", ".join(clean_text(n)[:60] for n in names[student])
+                    yield Refused(shown, f"several hand-ins for one student ({both}); keep the one to grade")
+            elif not STUDENT_ID.fullmatch(student):
                 yield Refused(shown, "the name is not a student id normlab can record (use ._@+- and alnum)")
             elif kind not in ("dir", "file"):
                 yield Refused(
@@ -68,6 +75,11 @@ class FolderClass:
                 )
             else:
                 yield self._submitted(student, name, kind)
+
+    @staticmethod
+    def _student_of(name: str, kind: str) -> tuple[str, str]:
+        """(student id, suffix) of a class folder entry: ``alice/`` or ``alice.py``."""
+        return (name, "") if kind == "dir" else (Path(name).stem, Path(name).suffix)
 
     def _submitted(self, student: str, name: str, kind: str) -> Submitted | Refused:
         try:

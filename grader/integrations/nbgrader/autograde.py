@@ -96,8 +96,18 @@ class NbgraderCourse:
         folder = f"submitted/{student}/{self.assignment}"
         inside = files.entries(self.root, folder)
         name = expected if expected in inside else _only_notebook(inside)
+        notebooks = sorted(n for n in inside if n.endswith(".ipynb"))
+        if name is None and len(notebooks) > 1:
+            # Which one the student meant is theirs to say: grading one would be a guess.
+            shown = ", ".join(clean_text(n)[:60] for n in notebooks[:5])
+            return Refused(student, f"several notebooks and none is {expected}: {shown}; keep the one to grade")
         notes: list[Message] = []
-        data = self._read(f"{folder}/{name}", MAX_NOTEBOOK_BYTES, notes) if name else None
+        try:
+            data = files.read(self.root, f"{folder}/{name}", MAX_NOTEBOOK_BYTES) if name else None
+        except files.Unreadable as exc:
+            # A notebook that is there but cannot be read (too large, a link) is not a zero: the
+            # student handed in work. Not graded, said on the console, graded once it is fixed.
+            return Refused(student, f"{clean_text(name or '')[:60]} cannot be read ({exc})")
         stamp = self._read(f"{folder}/timestamp.txt", TIMESTAMP_BYTES, notes) if "timestamp.txt" in inside else None
         timestamp = _timestamp(stamp, notes)
         key = key_of((name or "").encode(), data or b"", stamp or b"")
