@@ -340,14 +340,23 @@ def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
     wrong = [o for o in part.options if bool(o.correct) != (o.id in letters)]
     if not wrong:
         return part.points, []
-    # Each wrong decision costs its option's share and cancels a right one's (never below 0):
-    # ticking every option, or none, earns nothing when half the statements are true.
-    right = len(part.options) - len(wrong)
-    share = part.points * max(0, right - len(wrong)) / len(part.options)
+    share = part.points * _ticked_share(part, letters)
     messages = [Message("question.wrong_choices", {"part": part.id, "wrong": len(wrong), "total": len(part.options)})]
-    # Feedback only on options ticked wrongly: the feedback of one left out would reveal the key.
-    messages += [_option_feedback(part, o.id) for o in wrong if o.id in letters]
+    # Feedback only on options ticked wrongly: the feedback of one left out would reveal the key,
+    # and so would that of every false one when every option is ticked.
+    if len(letters) < len(part.options):
+        messages += [_option_feedback(part, o.id) for o in wrong if o.id in letters]
     return round(share, 6), messages
+
+
+def _ticked_share(part: Part, letters: list[str]) -> float:
+    """The share of the true statements ticked, less the share of the false ones ticked (never
+    below 0): ticking every option, or none, earns nothing whatever the key."""
+    true = [o for o in part.options if o.correct]
+    false = [o for o in part.options if not o.correct]
+    found = sum(o.id in letters for o in true) / len(true) if true else 1.0
+    fooled = sum(o.id in letters for o in false) / len(false) if false else 0.0
+    return max(0.0, found - fooled)
 
 
 def judge(part: Part, value: Any) -> tuple[Status, float, list[Message]]:

@@ -71,9 +71,10 @@ def _wrong_answers(part):
         return [(o.id, part.points) for o in part.options if not o.correct]
     if part.kind == "multiple":
         right = {o.id for o in part.options if o.correct}
-        # One wrong decision costs its share and cancels a right one's.
-        lost = part.points * 2 / len(part.options)
-        return [(sorted(right ^ {o.id}), lost) for o in part.options]
+        # Leaving out a true statement costs its share of the true ones; ticking a false one,
+        # its share of the false ones.
+        true, false = len(right), len(part.options) - len(right)
+        return [(sorted(right ^ {o.id}), part.points / (true if o.correct else false)) for o in part.options]
     step = part.tolerance * 1.5 + 1e-3 * max(1.0, abs(part.answer))
     return [(part.answer + step, part.points), (part.answer - step, part.points), ("about three", part.points)]
 
@@ -402,14 +403,11 @@ def test_ticking_nothing_is_a_blank_part_not_a_scored_one(empty):
         assert (qid, part.id) in verification.blanks(BANK, answers)
 
 
-def test_ticking_every_statement_earns_no_more_than_its_true_ones_outweigh_the_false():
+def test_ticking_every_statement_earns_nothing_and_reveals_no_key():
     for qid, part in MULTIPLE:
-        true = sum(bool(o.correct) for o in part.options)
-        false = len(part.options) - true
-        _, points, _ = verification.judge(part, [o.id for o in part.options])
-        assert points == pytest.approx(part.points * max(0, true - false) / len(part.options)), qid
-    half = next(p for _, p in MULTIPLE if 2 * sum(bool(o.correct) for o in p.options) == len(p.options))
-    assert verification.judge(half, [o.id for o in half.options])[1] == 0  # q2: two of four are true
+        status, points, messages = verification.judge(part, [o.id for o in part.options])
+        assert (status, points) == (Status.FAILED, 0), qid
+        assert [m.id for m in messages] == ["question.wrong_choices"], qid  # no option named
 
 
 def test_an_integer_of_thousands_of_digits_in_the_answers_file_is_unreadable_not_a_fault():

@@ -39,7 +39,7 @@ def test_the_key_of_a_hand_in_changes_with_any_part_and_where_parts_end():
     assert key_of(b"a", b"") != key_of(b"a")
 
 
-def test_the_json_a_person_reads_gives_no_time_for_a_hidden_test():
+def test_the_json_a_person_reads_gives_no_time_for_a_hidden_test_or_the_total():
     """The time of a hidden test is the student's to choose (a sleep per element of a hidden
     input): --json leaves it out; the store, which only the grader reads, keeps it exact."""
     report = grade(course.solutions_dir(), Options(suites=("public", "hidden"), select="rmsnorm"))
@@ -47,3 +47,7 @@ def test_the_json_a_person_reads_gives_no_time_for_a_hidden_test():
     assert {t["visibility"] for t in shown} == {"public", "hidden"}
     assert all((t["seconds"] is None) == (t["visibility"] == "hidden") for t in shown)
     assert all(t["seconds"] is not None for t in report_to_data(report)["tests"])
+    # nor the total, which adds them up; the public suite's alone may show it
+    assert report_to_data(report, "en")["seconds"] is None and report_to_data(report)["seconds"] > 0
+    public = grade(course.solutions_dir(), Options(suites=("public",), select="rmsnorm"))
+    assert report_to_data(public, "en")["seconds"] > 0
