@@ -364,7 +364,7 @@ def test_a_ticked_item_under_no_answer_is_refused_not_scored():
 
     text = page("normlab", "q1", {"ana": "Norms rescale each token.", "carol": ""})
     ana, carol = text.split("## student: carol")
-    assert read_page(text)[2][1].points == 0
+    assert [(m.student, m.points) for m in read_page(text)[2]] == [("carol", 0)]  # ana: not graded yet
     with pytest.raises(GraderFault, match=r"carol: rubric items are ticked under '\(no answer\)'"):
         read_page(ana + "## student: carol" + carol.replace("- [ ] item 1 ", "- [x] item 1 ", 1))
     marked = read_page(ana.replace("- [ ] item 1 ", "- [x] item 1 ", 1) + "## student: carol" + carol)[2]
@@ -517,3 +517,20 @@ def test_a_hard_linked_answers_file_is_not_read(tmp_path):
     answers = verification.find(sub)
     assert answers.problem is not None and answers.problem.id == "question.file_linked"
     assert _total(verification.score(BANK, answers)[0]) == 0
+
+
+def test_a_written_page_done_in_parts_leaves_the_answers_it_did_not_grade():
+    """Nothing ticked: not graded on this page, so an earlier grade (or "needs grading") stays;
+    "none of the items" gives 0; both at once is refused."""
+    from grader.faults import GraderFault
+    from grader.integrations.nbgrader.written import page, read_page
+
+    text = page("normlab", "q1", {"ana": "Norms rescale.", "ben": "Residuals add.", "cy": "Both."})
+    ana, rest = text.split("## student: ben")
+    ben, cy = rest.split("## student: cy")
+    ben = ben.replace("- [ ] none of the items", "- [x] none of the items")
+    cy = cy.replace("- [ ] item 1 ", "- [x] item 1 ", 1)
+    marked = read_page(ana + "## student: ben" + ben + "## student: cy" + cy)[2]
+    assert [m.student for m in marked] == ["ben", "cy"] and marked[0].points == 0 and marked[1].points > 0
+    with pytest.raises(GraderFault, match="both ticked"):
+        read_page(ana + "## student: ben" + ben.replace("- [ ] item 1 ", "- [x] item 1 ", 1))

@@ -26,6 +26,10 @@ from grader.verification import is_blank
 MARKER = re.compile(r"^<!-- normlab:written (?P<assignment>[\w.-]+) (?P<qid>\w+) -->$", re.MULTILINE)
 STUDENT = re.compile(r"^## student: (?P<student>\S+)$", re.MULTILINE)
 BOX = re.compile(r"^- \[(?P<mark>[ xX])\] item (?P<number>\d+)\b", re.MULTILINE)
+NONE_BOX = re.compile(r"^- \[(?P<mark>[ xX])\] none of the items\b", re.MULTILINE)
+NONE_LINE = "- [ ] none of the items (0 points)"
+"""Ticked, the answer is graded 0. A section with no box ticked is not graded by this page: an
+earlier grade, or formgrader's "needs grading", stays as it was (a page is often done in parts)."""
 NOTEBOOK = "lab"
 NO_ANSWER = "(no answer)"
 """What the page shows for a blank answer: nothing under it can earn points."""
@@ -90,6 +94,8 @@ def page(assignment: str, qid: str, answers: dict[str, str], factor: float = 1.0
         f"<!-- normlab:written {assignment} {qid} -->",
         "",
         "Tick the rubric items each answer meets ([x]); `normlab written import` adds up their points.",
+        "An answer that meets none: tick `none of the items`. An answer with no box ticked is left as",
+        "it was (its earlier grade, or still to be graded), so the page can be done in parts.",
         "",
         *(f"{n}. ({item.points:g} pt) {item.text}" for n, item in enumerate(rubric, start=1)),
     ]
@@ -98,6 +104,7 @@ def page(assignment: str, qid: str, answers: dict[str, str], factor: float = 1.0
         lines += ["", f"## student: {student}", ""]
         lines += [f"> {line}" for line in (answer or NO_ANSWER).splitlines()]
         lines += [""] + [f"- [ ] item {n} ({item.points:g} pt)" for n, item in enumerate(rubric, start=1)]
+        lines += [] if not answer else [NONE_LINE]
     return "\n".join(lines) + "\n"
 
 
@@ -119,8 +126,14 @@ def read_page(text: str) -> tuple[str, str, list[Marked]]:
         if any(not 1 <= n <= len(written.rubric) for n in ticked):
             raise GraderFault(f"{student}: a ticked item is not one of the rubric's {len(written.rubric)}")
         quoted = [line for line in body.splitlines() if line.startswith("> ")]
-        if ticked and quoted == [f"> {NO_ANSWER}"]:
+        blank = quoted == [f"> {NO_ANSWER}"]
+        if ticked and blank:
             raise GraderFault(f"{student}: rubric items are ticked under {NO_ANSWER!r}; untick them")
+        none = any(m.group("mark") != " " for m in NONE_BOX.finditer(body))
+        if ticked and none:
+            raise GraderFault(f"{student}: items and 'none of the items' are both ticked; keep one")
+        if not (ticked or none or blank):
+            continue  # not graded on this page: whatever the gradebook holds stays
         points = sum(written.rubric[n - 1].points for n in set(ticked))
         marked.append(Marked(student, tuple(sorted(set(ticked))), round(points, 6)))
     return marker.group("assignment"), qid, marked
