@@ -793,3 +793,28 @@ def test_a_cell_whose_id_was_lost_shows_the_function_the_student_defined(course)
     assert shown.startswith("def block(") and shown in block["source"]  # the function, found by its name
     expected = nbformat.v4.nbjson.writes(nb)
     assert gradebook.notebook_json(copy.deepcopy(nb)) == expected
+
+
+def test_a_hand_graded_answer_the_student_changed_is_asked_for_again(secure, tmp_path):
+    """nbgrader flags a manually graded cell for review when it grades the submission again;
+    normlab does so for a written answer whose text changed: the hand grade stays, flagged."""
+    from nbgrader.api import Gradebook
+
+    course, _, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:
+        for student in ("alice", "dave"):
+            grade = gb.find_grade("q1-answer", "lab", ASSIGNMENT, student)
+            grade.manual_score, grade.needs_manual_grade = 1.0, False
+        gb.db.commit()
+    path = copy / "submitted" / "alice" / ASSIGNMENT / "lab.ipynb"
+    nb = load(path)
+    nb["cells"][cell_index(nb, "q1-answer")]["source"] = "A different answer, written after the grade."
+    save(nb, path)
+    normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", "--force", cwd=ROOT)
+    with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:
+        alice = gb.find_grade("q1-answer", "lab", ASSIGNMENT, "alice")
+        dave = gb.find_grade("q1-answer", "lab", ASSIGNMENT, "dave")
+        assert (alice.manual_score, alice.needs_manual_grade) == (1.0, True)
+        assert (dave.manual_score, dave.needs_manual_grade) == (1.0, False)  # unchanged: not asked again

@@ -194,6 +194,15 @@ class NbgraderPublisher:
         extension = self.extensions.get(submitted.student, "")
         return key_of(self.terms.encode(), extension.encode(), (submitted.timestamp or "").encode())
 
+    def _changed_answers(self, previous: Path, student_nb: dict[str, Any]) -> set[str]:
+        """Written answers whose text differs from the autograded notebook of the last grading:
+        a hand grade given to the old text is flagged for formgrader again, as nbgrader does."""
+        if not previous.is_file():
+            return set()
+        before = gradebook.written_answers(self.released, gradebook.read_student_notebook(previous))
+        now = gradebook.written_answers(self.released, student_nb)
+        return {gid for gid in now.keys() | before.keys() if now.get(gid, "").strip() != before.get(gid, "").strip()}
+
     def publish(self, submitted: Submitted, report: Report) -> float:
         """The gradebook, then ``autograded/<student>/<assignment>/`` as nbgrader's own autograde
         leaves it (the notebook, ``timestamp.txt``, ``submission_secret.txt``) plus normlab's
@@ -203,7 +212,9 @@ class NbgraderPublisher:
         course, student = self.course, submitted.student
         student_nb = gradebook.read_student_notebook(submitted.path)
         answered = gradebook.answered_cells(self.released, student_nb)
-        penalty = self.gradebook.record(course.assignment, student, report, answered, submitted.timestamp)
+        autograded = course.root / "autograded" / student / course.assignment
+        changed = self._changed_answers(autograded / self.released_path.name, student_nb)
+        penalty = self.gradebook.record(course.assignment, student, report, answered, submitted.timestamp, changed)
         page = feedback_html(
             report,
             student=student,
@@ -211,7 +222,6 @@ class NbgraderPublisher:
             lang=self.lang,
             late_penalty=penalty,
         )
-        autograded = course.root / "autograded" / student / course.assignment
         nb = gradebook.with_feedback(gradebook.autograded_notebook(self.released, student_nb, report, self.lang), page)
         # nbformat.writes validates the notebook against the schema and only logs what it finds,
         # for ~50 ms a student; the notebook is the released one (validated when read) with

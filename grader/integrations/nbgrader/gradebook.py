@@ -169,9 +169,18 @@ class ClassGradebook:
             self.cells[assignment] = {c.id: (c.name, getattr(c, "max_score", None)) for c in found}
         return self.cells[assignment]
 
-    def record(self, assignment: str, student: str, report: Report, answered: set[str], timestamp: str | None) -> float:
+    def record(
+        self,
+        assignment: str,
+        student: str,
+        report: Report,
+        answered: set[str],
+        timestamp: str | None,
+        changed: frozenset[str] | set[str] = frozenset(),
+    ) -> float:
         """Write one student's grades (idempotent), then apply the course's late policy as
-        ``nbgrader autograde`` does, in one transaction; returns the late penalty (0 when on time)."""
+        ``nbgrader autograde`` does, in one transaction; returns the late penalty (0 when on time).
+        ``changed``: written answers whose text changed since their hand grade was given."""
         scores = cell_scores(report)
         db = self.gb.db
         # nbgrader's own models trigger SQLAlchemy autoflush warnings.
@@ -179,7 +188,7 @@ class ClassGradebook:
             warnings.simplefilter("ignore", category=Warning)
             try:
                 submission = _submission_rows(self.gb, assignment, student, timestamp)
-                _set_grades(submission, scores, answered, self._cells_of(assignment, submission))
+                _set_grades(submission, scores, answered, self._cells_of(assignment, submission), changed)
                 db.flush()
                 # A notebook's score is an SQL expression over its grades: read again, with these.
                 db.expire_all()
@@ -234,11 +243,16 @@ def _submission_rows(gb: Any, assignment: str, student: str, timestamp: str | No
 
 
 def _set_grades(
-    submission: Any, scores: dict[str, float], answered: set[str], cells: dict[str, tuple[str, float | None]]
+    submission: Any,
+    scores: dict[str, float],
+    answered: set[str],
+    cells: dict[str, tuple[str, float | None]],
+    changed: frozenset[str] | set[str] = frozenset(),
 ) -> None:
     """The submission's grades, one per grade and task cell of each notebook (nbgrader made
     them), read with one query per notebook (not one lazy load per grade, each flushing the
-    session first: ~40 queries a student). ``cells`` names each cell and gives its points."""
+    session first: ~40 queries a student). ``cells`` names each cell and gives its points; a
+    ``changed`` written answer with a hand grade is asked for again (the grade is kept)."""
     for notebook in submission.notebooks:
         for grade in notebook.grades:
             name, most = cells[grade.cell_id]
@@ -250,7 +264,8 @@ def _set_grades(
                 grade.auto_score = None if name in answered else 0.0
                 # (a 0-point answer, a question the course's policy dropped, is not asked for)
                 worth = most is None or float(most) > 0
-                grade.needs_manual_grade = name in answered and grade.manual_score is None and worth
+                fresh = grade.manual_score is None or name in changed
+                grade.needs_manual_grade = name in answered and fresh and worth
 
 
 def _late_penalty(gb: Any, config: CourseConfig, assignment: str, student: str) -> float:
