@@ -26,8 +26,10 @@ the reason; the others are graded and published.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -172,6 +174,7 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
 
     Each student is published as soon as their grading arrives, while the pool grades the
     others: the main process's share of the work overlaps the pool's."""
+    _remove_stale_temporaries(run.source.work)
     pending: dict[str, Submitted] = {}
     for entry in run.source.submissions():
         if not run.wanted(entry.student):
@@ -187,6 +190,19 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
         else:
             pending[entry.student] = entry
     yield from _grade_pending(run, pending)
+
+
+STALE_SECONDS = 3600
+"""A half-written file older than this was left by a run that was killed (SIGKILL skips the
+cleanup of ``write_atomic``): one still being written by another run is seconds old."""
+
+
+def _remove_stale_temporaries(work: Path) -> None:
+    cutoff = time.time() - STALE_SECONDS
+    for stale in work.glob("*/.*.tmp"):
+        with contextlib.suppress(OSError):
+            if stale.lstat().st_mtime < cutoff:
+                stale.unlink()
 
 
 def _grade_pending(run: ClassRun, pending: dict[str, Submitted]) -> Iterator[StudentOutcome]:
@@ -234,7 +250,7 @@ def _publish(run: ClassRun, submitted: Submitted, report: Report, state: State =
         # Done is written last: a run killed between the two writes leaves a student not done
         # (published again from the stored report), never done without its scoring key (which
         # the next run would take for new terms and re-score).
-        write_atomic(run._scored(submitted.student), key)
+        write_atomic(run._scored(submitted.student), f"{key}\n{penalty!r}")  # the penalty, for later runs' summaries
         write_atomic(run._done(submitted.student), submitted.key)
     except Exception as exc:  # one student's publication never stops the others
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
@@ -247,11 +263,13 @@ def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
     try:
         key = run.scoring_key(submitted)
         scored = run._scored(submitted.student)
-        if scored.is_file() and scored.read_text(encoding="utf-8") == key:
+        stored_key, _, penalty = (scored.read_text(encoding="utf-8") if scored.is_file() else "").partition("\n")
+        if scored.is_file() and stored_key == key:
             kept = load_report(run._report(submitted.student), submitted.key)
             kept = None if kept is None else run.counted(kept)
             score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
-            return StudentOutcome(submitted.student, State.UNCHANGED, score, most, report=kept)
+            late = float(penalty) if penalty else 0.0  # as published: the summary counts it again
+            return StudentOutcome(submitted.student, State.UNCHANGED, score, most, penalty=late, report=kept)
     except Exception as exc:  # the terms cannot be read: say so, keep the stored grade
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
     report = load_report(run._report(submitted.student), submitted.key)

@@ -67,6 +67,7 @@ NOTHING_HANDED_IN = frozenset(
         "submission.notebook_too_large",
         "submission.file_unreadable",
         "submission.directory_unreadable",
+        "submission.not_read",
     }
 )
 """Notes that say a hand-in held nothing the grader could run."""
@@ -75,6 +76,9 @@ NOTHING_HANDED_IN = frozenset(
 def handed_in_nothing(report: Report) -> bool:
     """The report is of a hand-in with nothing to grade in it (not an untouched one)."""
     ids = [note.id for note in report.notes]
+    # An unreadable notebook is said on each test (nothing in it could run), not as a note.
+    first = report.results[0].messages if report.results else ()
+    ids += [message.id for message in first]
     return bool(NOTHING_HANDED_IN.intersection(ids)) or ids.count("submission.module_missing") >= len(MODULES)
 
 

@@ -186,3 +186,45 @@ def test_an_nbgrader_hand_in_that_cannot_be_read_or_is_ambiguous_is_not_graded_n
     assert isinstance(entries["big"], Refused) and "larger than" in entries["big"].reason
     assert isinstance(entries["two"], Refused) and "Untitled.ipynb" in entries["two"].reason
     assert isinstance(entries["renamed"], Submitted) and entries["renamed"].path is not None
+
+
+def test_a_late_penalty_is_in_the_outcome_of_a_later_run_too(tmp_path):
+    """A student left unchanged by a later run keeps the penalty the publication took: the
+    class summary counted them at full marks once the run that published them was over."""
+    from grader.classgrade import ClassRun, State, grade_class
+    from grader.integrations.folder import FolderClass, FolderPublisher
+    from grader.runner import Options
+
+    class Late(FolderPublisher):
+        def publish(self, submitted, report):
+            super().publish(submitted, report)
+            return 5.0
+
+    handed_in = tmp_path / "handed-in"
+    handed_in.mkdir()
+    (handed_in / "ana.py").write_text("import numpy as np\n")
+    source = FolderClass(handed_in, tmp_path / "out")
+    run = ClassRun(source, Late(source, "en"), Options(suites=("public",)), progress=False)
+    first = list(grade_class(run))
+    second = list(grade_class(run))
+    assert [(o.state, o.penalty) for o in first] == [(State.GRADED, 5.0)]
+    assert [(o.state, o.penalty) for o in second] == [(State.UNCHANGED, 5.0)]
+
+
+def test_a_half_written_file_left_by_a_killed_run_is_removed_by_the_next(tmp_path):
+    import os
+
+    from grader.classgrade import STALE_SECONDS, ClassRun, grade_class
+    from grader.integrations.folder import FolderClass, FolderPublisher
+    from grader.runner import Options
+
+    source = FolderClass(tmp_path / "handed-in", tmp_path / "out")
+    (tmp_path / "handed-in").mkdir()
+    done = source.work / "done"
+    done.mkdir(parents=True)
+    old, fresh = done / ".ana.x1.tmp", done / ".ben.x2.tmp"
+    old.write_text("half")
+    fresh.write_text("another run is writing it")
+    os.utime(old, (1, 1))
+    list(grade_class(ClassRun(source, FolderPublisher(source, "en"), Options(suites=("public",)), progress=False)))
+    assert not old.exists() and fresh.exists() and STALE_SECONDS >= 60

@@ -112,7 +112,12 @@ def test_a_hand_in_with_nothing_to_grade_is_told_apart_from_an_untouched_one():
     empty = replace(empty, report=replace(empty.report, notes=missing))
     no_notebook = _graded("ivy", [False] * 4, 0.2)
     no_notebook = replace(no_notebook, report=replace(no_notebook.report, notes=(Message("submission.no_notebook"),)))
-    summary = summarize([*CLASS, empty, no_notebook])
-    assert (summary.zero, summary.empty) == (3, 2)  # cai's untouched notebook is not empty
-    assert "3 with zero (2 of them handed in nothing gradable)" in summary_text(summary)
+    # a notebook that is not JSON says so on every test, not in a note
+    broken = _graded("jo", [False] * 4, 0.2)
+    unreadable = (Message("submission.notebook_not_json", {"detail": "x"}),)
+    broken_results = tuple(replace(r, messages=unreadable) for r in broken.report.results)
+    broken = replace(broken, report=replace(broken.report, results=broken_results))
+    summary = summarize([*CLASS, empty, no_notebook, broken])
+    assert (summary.zero, summary.empty) == (4, 3)  # cai's untouched notebook is not empty
+    assert "4 with zero (3 of them handed in nothing gradable)" in summary_text(summary)
     assert "handed in nothing" not in summary_text(summarize(CLASS))
