@@ -341,11 +341,12 @@ def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
     if not wrong:
         return part.points, []
     share = part.points * _ticked_share(part, letters)
+    if len(letters) == len(part.options):
+        # Every option ticked: which ones are false, or how many, would be the key (or half of it).
+        return round(share, 6), [Message("question.all_ticked", {"part": part.id})]
     messages = [Message("question.wrong_choices", {"part": part.id, "wrong": len(wrong), "total": len(part.options)})]
-    # Feedback only on options ticked wrongly: the feedback of one left out would reveal the key,
-    # and so would that of every false one when every option is ticked.
-    if len(letters) < len(part.options):
-        messages += [_option_feedback(part, o.id) for o in wrong if o.id in letters]
+    # Feedback only on options ticked wrongly: the feedback of one left out would reveal the key.
+    messages += [_option_feedback(part, o.id) for o in wrong if o.id in letters]
     return round(share, 6), messages
 
 

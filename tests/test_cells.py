@@ -143,3 +143,14 @@ def test_a_traceback_through_a_cell_shows_the_cells_line():
     _, outcomes = run_all("def f(x):\n    return x / zero_here\n", "f(1)")
     assert outcomes[1]["status"] == "raised"
     assert "return x / zero_here" in outcomes[1]["traceback"], outcomes[1]["traceback"]
+
+
+def test_a_magic_run_by_a_function_after_the_cells_names_no_cell():
+    """%time inside a function's body runs when a test calls it, after every cell ran: its
+    traceback must not name the last cell (it quoted that cell's first line)."""
+    namespace, _ = run_all("def f():\n    y = 2\n    %time z = y\n    return 1", "LAST = 'the last cell'")
+    cells.cells_done(namespace)
+    with pytest.raises(NameError) as info:
+        namespace["f"]()
+    frames = [frame.filename for frame in __import__("traceback").extract_tb(info.value.__traceback__)]
+    assert "<cell 2>" not in frames and "<magic>" in frames

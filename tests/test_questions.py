@@ -407,7 +407,7 @@ def test_ticking_every_statement_earns_nothing_and_reveals_no_key():
     for qid, part in MULTIPLE:
         status, points, messages = verification.judge(part, [o.id for o in part.options])
         assert (status, points) == (Status.FAILED, 0), qid
-        assert [m.id for m in messages] == ["question.wrong_choices"], qid  # no option named
+        assert [m.id for m in messages] == ["question.all_ticked"], qid  # no option named, nor how many are false
 
 
 def test_an_integer_of_thousands_of_digits_in_the_answers_file_is_unreadable_not_a_fault():

@@ -105,6 +105,7 @@ class Submission:
             outcome = cells.run(cell, module)
             if outcome["status"] != "ok" and len(outcomes) < REPORTED_CELLS:  # only what went wrong
                 outcomes.append(outcome)
+        cells.cells_done(module.__dict__)
         return outcomes
 
     def get(self, function: str, nonce: str) -> tuple[str, Any]:
