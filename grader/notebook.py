@@ -332,6 +332,8 @@ def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str,
     place = {"cell": cell.number, "first_line": cell.first_line}
     line = outcome.get("line") if type(outcome.get("line")) is int else "?"
     if outcome.get("status") == "syntax":
+        if outcome.get("top_level_await") is True:
+            return Message("submission.cell_top_level_await", place | {"line": line})
         return Message("submission.cell_syntax_error", place | {"line": line})
     if outcome.get("status") == "imports_skipped":
         absent = outcome.get("absent")

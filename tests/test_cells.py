@@ -154,3 +154,18 @@ def test_a_magic_run_by_a_function_after_the_cells_names_no_cell():
         namespace["f"]()
     frames = [frame.filename for frame in __import__("traceback").extract_tb(info.value.__traceback__)]
     assert "<cell 2>" not in frames and "<magic>" in frames
+
+
+def test_top_level_await_is_told_apart_from_a_syntax_error():
+    """Jupyter runs a cell with await at its top level; plain Python cannot: the note must not
+    say the cell failed "as in Jupyter"."""
+    from grader.notebook import outcome_notes
+
+    _, outcomes = run_all("import asyncio\nawait asyncio.sleep(0)\nA = 1", "def f(:\n    pass")
+    assert outcomes[0]["status"] == "syntax" and outcomes[0]["top_level_await"] is True
+    assert "top_level_await" not in outcomes[1]
+    notebook = read(
+        json.dumps({"cells": [{"cell_type": "code", "source": s} for s in ("await x()", "def f(:")]}).encode()
+    )
+    notes = outcome_notes(notebook.cells, outcomes, {}, ("numpy",), 10.0)
+    assert [n.id for n in notes] == ["submission.cell_top_level_await", "submission.cell_syntax_error"]

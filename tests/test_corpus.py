@@ -174,6 +174,7 @@ FAILED_CELL = (
     "submission.cell_failed",
     "submission.cell_failed_silent",
     "submission.cell_syntax_error",
+    "submission.cell_top_level_await",
     "submission.cell_crashed",
     "submission.cell_channel",
     "submission.cell_timeout",

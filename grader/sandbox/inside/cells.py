@@ -349,7 +349,10 @@ def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
         code = compile(cell["code"], filename, "exec")
         code = _keeping_last_value(cell["code"], filename) or code
     except (SyntaxError, ValueError) as exc:
-        return {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
+        outcome = {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
+        if "outside function" in str(getattr(exc, "msg", "")) and "await" in str(getattr(exc, "msg", "")):
+            outcome["top_level_await"] = True  # Jupyter runs it (autoawait); plain Python does not
+        return outcome
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = CappedText(0), CappedText(0)
     try:
