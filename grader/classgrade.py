@@ -264,7 +264,7 @@ def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
         key = run.scoring_key(submitted)
         scored = run._scored(submitted.student)
         stored_key, _, penalty = (scored.read_text(encoding="utf-8") if scored.is_file() else "").partition("\n")
-        if scored.is_file() and stored_key == key:
+        if stored_key == key:  # never empty: a missing marker never matches
             kept = load_report(run._report(submitted.student), submitted.key)
             kept = None if kept is None else run.counted(kept)
             score, most = (kept.score, kept.max_score) if kept is not None else (None, None)

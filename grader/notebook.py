@@ -425,10 +425,7 @@ def stopped_lines(outcomes: object, skipped: dict[int, str]) -> dict[int, int]:
 def failed_names(cells_run: list[CodeCell], outcomes: object, skipped: dict[int, str]) -> dict[str, CodeCell]:
     """The names that cells which failed (raised, did not compile, were skipped) would have
     bound: a function that later finds one of them missing can point to the cell."""
-    failed: set[object] = set(skipped)
-    for outcome in outcomes if isinstance(outcomes, list) else []:
-        if isinstance(outcome, dict) and outcome.get("status") in ("raised", "syntax"):
-            failed.add(outcome.get("number"))
+    failed = stopped_lines(outcomes, skipped)
     found: dict[str, CodeCell] = {}
     for cell in cells_run:
         if cell.number in failed:

@@ -346,8 +346,9 @@ def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     linecache.cache[filename] = (len(cell["code"]), None, cell["code"].splitlines(True), filename)
     try:
         # Compiled whole first, as Jupyter does: a syntax error anywhere means nothing runs.
-        code = compile(cell["code"], filename, "exec")
-        code = _keeping_last_value(cell["code"], filename) or code
+        # Parsed once: the tree is compiled as it is, or keeping its last value.
+        tree = ast.parse(cell["code"], filename)
+        code = compile(_keeping_last_value(tree, cell["code"]), filename, "exec")
     except (SyntaxError, ValueError) as exc:
         outcome = {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
         if "outside function" in str(getattr(exc, "msg", "")) and "await" in str(getattr(exc, "msg", "")):
@@ -365,15 +366,14 @@ def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
 LAST_VALUE = "__normlab_last_value__"
 
 
-def _keeping_last_value(source: str, filename: str) -> types.CodeType | None:
-    """The cell compiled so that the value of its last expression is kept, as IPython's
-    displayhook keeps it in ``_`` (not when a ``;`` ends the cell); None when it ends otherwise."""
-    tree = ast.parse(source, filename)
+def _keeping_last_value(tree: ast.Module, source: str) -> ast.Module:
+    """The cell's tree, its last expression's value kept as IPython's displayhook keeps it in
+    ``_`` (not when a ``;`` ends the cell); unchanged when it ends otherwise."""
     if not tree.body or not isinstance(tree.body[-1], ast.Expr) or source.rstrip().endswith(";"):
-        return None
+        return tree
     last = tree.body[-1]
     tree.body[-1] = ast.copy_location(ast.Assign([ast.Name(LAST_VALUE, ast.Store())], last.value), last)
-    return compile(ast.fix_missing_locations(tree), filename, "exec")
+    return ast.fix_missing_locations(tree)
 
 
 def _shift_output_history(namespace: dict[str, Any]) -> None:
