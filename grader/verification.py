@@ -14,6 +14,7 @@ result with a message, never a grader fault.
 from __future__ import annotations
 
 import ast
+import enum
 import json
 import math
 import re
@@ -116,20 +117,23 @@ def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
     return None
 
 
-MUTATED = "mutated"
-"""What :func:`_literal_assignments` reports for a statement that changes ``answers_<id>`` by code
-(``.update(...)``, ``|=``): the question's parts are no longer the written values."""
-DELETED = "deleted"
+class ByCode(enum.Enum):
+    """What :func:`_literal_assignments` reports, in the part's place, for a statement that
+    changes ``answers_<id>`` by code: ``.update(...)`` or ``|=`` (the parts are no longer the
+    written values), or ``del``. Not a string: a part may be named anything."""
+
+    MUTATED = "mutated"
+    DELETED = "deleted"
 
 
-def _changed_by_code(node: ast.stmt) -> tuple[str, str] | None:
+def _changed_by_code(node: ast.stmt) -> tuple[str, ByCode] | None:
     """(question id, how) for ``answers_q1.update(...)``, ``answers_q1 |= ...`` or ``del answers_q1``."""
     names: list[ast.expr] = []
-    how = MUTATED
+    how = ByCode.MUTATED
     if isinstance(node, ast.AugAssign):
         names = [node.target]
     elif isinstance(node, ast.Delete):
-        names, how = node.targets, DELETED
+        names, how = node.targets, ByCode.DELETED
     elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute):
         names = [node.value.func.value]
     for name in names:
@@ -138,16 +142,16 @@ def _changed_by_code(node: ast.stmt) -> tuple[str, str] | None:
     return None
 
 
-def _literal_assignments(code: str, stop: int | None = None) -> list[tuple[str, str | None, Any]]:
+def _literal_assignments(code: str, stop: int | None = None) -> list[tuple[str, str | ByCode | None, Any]]:
     """``answers_<id> = {...}`` and ``answers_<id>["a"] = ...`` at the top level of one cell, in
     order, their values read as literals only: (question id, part id or None, value). A change
-    by code gives (question id, :data:`MUTATED` or :data:`DELETED`, None). ``stop``: the line the
+    by code gives (question id, a :class:`ByCode`, None). ``stop``: the line the
     cell stopped at when it ran (it raised there); what comes from there on never ran."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
-    found: list[tuple[str, str | None, Any]] = []
+    found: list[tuple[str, str | ByCode | None, Any]] = []
     # Where each line starts, found once: ast.get_source_segment scans the cell from its start
     # for every assignment, so a cell of many assignments cost minutes. In UTF-8 bytes and at
     # the line breaks ast counts, as its column offsets are.
@@ -200,7 +204,7 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
     return Answers(values, "notebook")
 
 
-def _assign(values: dict[str, dict[str, Any]], qid: str, part: str | None, value: Any) -> None:
+def _assign(values: dict[str, dict[str, Any]], qid: str, part: str | ByCode | None, value: Any) -> None:
     """One answer statement, as the kernel would apply it: a dict replaces the question's
     answers, an item assignment changes one part (only once the dict exists: before, it raised
     NameError), a change by code makes every part computed, ``del`` leaves none. The written part
@@ -208,11 +212,11 @@ def _assign(values: dict[str, dict[str, Any]], qid: str, part: str | None, value
     written = {WRITTEN: values[qid][WRITTEN]} if WRITTEN in values.get(qid, {}) else {}
     if part is None:
         values[qid] = {k: v for k, v in value.items() if k != WRITTEN} | written
-    elif part == MUTATED and qid in values:
+    elif part is ByCode.MUTATED and qid in values:
         values[qid] = {k: Computed() for k in values[qid] if k != WRITTEN} | written
-    elif part == DELETED:
+    elif part is ByCode.DELETED:
         values[qid] = written
-    elif part not in (WRITTEN, MUTATED) and qid in values:
+    elif isinstance(part, str) and part != WRITTEN and qid in values:
         values[qid][part] = value
 
 

@@ -534,3 +534,14 @@ def test_a_written_page_done_in_parts_leaves_the_answers_it_did_not_grade():
     assert [m.student for m in marked] == ["ben", "cy"] and marked[0].points == 0 and marked[1].points > 0
     with pytest.raises(GraderFault, match="both ticked"):
         read_page(ana + "## student: ben" + ben.replace("- [ ] item 1 ", "- [x] item 1 ", 1))
+
+
+def test_a_part_named_like_a_change_by_code_is_an_item_assignment():
+    """``answers_q2["mutated"] = ...`` or ``["deleted"]`` sets an unknown part, as the kernel
+    does: the question's real parts keep their literal values."""
+    right = reference_answers()
+    literal = {k: v for k, v in right["q2"].items() if k != WRITTEN}
+    for name in ("mutated", "deleted"):
+        cell = f"answers_q2 = {literal!r}\nanswers_q2[{name!r}] = 1"
+        answers = verification.from_notebook(_notebook(cell))
+        assert {k: v for k, v in answers.values["q2"].items() if k != name} == literal
