@@ -514,12 +514,24 @@ class_dir_option = click.option(
     default=None,
     help="With --class-dir: the folder of submissions that grade-class graded.",
 )
+@click.option(
+    "--ungraded",
+    is_flag=True,
+    help="Only the answers without a hand grade (or, on nbgrader, changed since theirs).",
+)
 @output_option
 def written_export(
-    assignment: str, question: str, course_dir: str, class_dir: str | None, submissions: str | None, output: str | None
+    assignment: str,
+    question: str,
+    course_dir: str,
+    class_dir: str | None,
+    submissions: str | None,
+    ungraded: bool,
+    output: str | None,
 ) -> None:
     """Write QUESTION's page for ASSIGNMENT: the rubric, then each student's answer with the
-    rubric items as checkboxes. For graders only: it holds the rubric."""
+    rubric items as checkboxes (and the hand grade it already has, if any). For graders only:
+    it holds the rubric."""
     from grader.integrations import folder_written
     from grader.integrations.folder import FolderClass
     from grader.integrations.nbgrader.written import export_page
@@ -529,9 +541,9 @@ def written_export(
     try:
         if class_dir is not None and submissions is not None:
             folder = FolderClass(Path(submissions).resolve(), Path(class_dir).resolve())
-            _emit(folder_written.export_page(folder, assignment, question), output)
+            _emit(folder_written.export_page(folder, assignment, question, ungraded), output)
         else:
-            _emit(export_page(Path(course_dir), assignment, question), output)
+            _emit(export_page(Path(course_dir), assignment, question, ungraded), output)
     except StopIteration:
         raise UsageExit(f"no question {question!r} in the bank") from None
     except GraderFault as exc:

@@ -283,6 +283,11 @@ def test_written_points_of_a_grade_class_class_reach_its_grades_csv(tmp_path):
     assert before["alice"]["written"] == f"{points:g}"
     again = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--force")
     assert again.returncode == 0 and rows() == before  # the imported points survive a re-run
+    # Exported again, the page says alice's grade; --ungraded leaves her out.
+    args = ("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir)
+    assert f"Graded earlier: {points:g} points" in run(*args).stdout.split("## student: bob")[0]
+    assert "Graded earlier: 0 points" in run(*args).stdout.split("## student: bob")[1]  # a blank answer: 0
+    assert "## student:" not in run(*args, "--ungraded").stdout  # both are graded
     # A page naming a student the class never graded is refused, and nothing changes.
     (tmp_path / "eve.md").write_text(page.replace("## student: bob", "## student: eve"))
     refused = run("written", "import", tmp_path / "eve.md", "--class-dir", out_dir)

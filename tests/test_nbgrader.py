@@ -354,6 +354,17 @@ def test_written_answers_round_trip_question_by_question(secure, tmp_path):
         assert grade.manual_score == 1.5 and not grade.needs_manual_grade
     after = exported(copy)
     assert after["alice"] == before["alice"] + 1.5 and after["bob"] == before["bob"]
+    # Exported again, the page says alice's grade; --ungraded leaves her out.
+    again = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", copy, cwd=ROOT).stdout
+    assert "Graded earlier: 1.5 points" in again.split("## student: alice")[1].split("## student:")[0]
+    assert "Graded earlier" not in again.split("## student: bob")[1].split("## student:")[0]  # bob answered
+    rest = normlab("written", "export", ASSIGNMENT, "q1", "--ungraded", "--course-dir", copy, cwd=ROOT).stdout
+    assert "## student: alice" not in rest and "## student: bob" in rest
+    with Gradebook(f"sqlite:///{copy / 'gradebook.db'}") as gb:  # as a regrade of a changed answer leaves it
+        gb.find_grade("q1-answer", "lab", ASSIGNMENT, "alice").needs_manual_grade = True
+        gb.db.commit()
+    rest = normlab("written", "export", ASSIGNMENT, "q1", "--ungraded", "--course-dir", copy, cwd=ROOT).stdout
+    assert "the answer changed since: grade it again" in rest.split("## student: alice")[1]
     # A page that is not ours, or a ticked item the rubric does not have, is refused.
     (tmp_path / "bad.md").write_text(page.replace(alice, alice.replace("- [ ] item 1 ", "- [x] item 9 ")))
     refused = run(

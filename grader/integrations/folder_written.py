@@ -18,7 +18,8 @@ from grader import questions, verification
 from grader.classgrade import Submitted
 from grader.faults import GraderFault
 from grader.integrations.folder import FolderClass, saved_policy
-from grader.integrations.nbgrader.written import Marked, page, read_page
+from grader.integrations.nbgrader.written import Earlier, Marked, page, read_page
+from grader.policy import scaled
 from grader.questions import WRITTEN
 from grader.report.store import write_atomic
 
@@ -49,13 +50,17 @@ def _answer(submitted: Submitted, qid: str) -> str:
     return written if isinstance(written, str) else ""
 
 
-def export_page(course: FolderClass, assignment: str, qid: str) -> str:
-    """Every student's answer to ``qid`` on one page, the rubric items as checkboxes."""
+def export_page(course: FolderClass, assignment: str, qid: str, ungraded: bool = False) -> str:
+    """Every student's answer to ``qid`` on one page, the rubric items as checkboxes, each
+    grade imported earlier said under its answer; ``ungraded``: only the answers with none."""
     answers = {s.student: _answer(s, qid) for s in course.submissions() if isinstance(s, Submitted)}
     written = questions.load().question(qid).written
     # Shown at the policy's points; stored as the bank's, which grades.csv scales (as reports).
     factor = saved_policy(course.out).written_factor(qid, written.points) if written is not None else 1.0
-    return page(assignment, qid, answers, factor)
+    earlier = {s: Earlier(scaled(p, factor)) for s, p in load_points(course.out).get(qid, {}).items()}
+    if ungraded:
+        answers = {s: a for s, a in answers.items() if s not in earlier}
+    return page(assignment, qid, answers, factor, earlier)
 
 
 def import_page(out: Path, text: str) -> list[Marked]:

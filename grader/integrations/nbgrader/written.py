@@ -36,6 +36,24 @@ NO_ANSWER = "(no answer)"
 
 
 @dataclass(frozen=True)
+class Earlier:
+    """A hand grade a student's answer already has, shown on a page exported again."""
+
+    points: float
+    changed: bool = False
+    """The answer changed since it was graded (formgrader asks for it again)."""
+
+    def line(self) -> str:
+        if self.changed:
+            return f"_Graded earlier ({self.points:g} points), but the answer changed since: grade it again._"
+        return f"_Graded earlier: {self.points:g} points. Leave every box empty to keep it; tick to replace it._"
+
+    @property
+    def settled(self) -> bool:
+        return not self.changed
+
+
+@dataclass(frozen=True)
 class Marked:
     """One student's ticked rubric items for one question, and the points they add up to."""
 
@@ -72,17 +90,46 @@ def _factor(course_dir: Path, qid: str, bank_points: float) -> float:
     return course_policy.written_factor(qid, bank_points)
 
 
-def export_page(course_dir: Path, assignment: str, qid: str) -> str:
-    """All the class's answers to one question on one page, the rubric items as checkboxes."""
+def export_page(course_dir: Path, assignment: str, qid: str, ungraded: bool = False) -> str:
+    """All the class's answers to one question on one page, the rubric items as checkboxes,
+    each hand grade given earlier said under its answer; ``ungraded``: only the answers with
+    none (or whose answer changed since)."""
     answers = {student: _answer(path, qid) for student, path in _notebooks(course_dir, assignment).items()}
     written = questions.load().question(qid).written
     factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
-    return page(assignment, qid, answers, factor)
+    earlier = _earlier_grades(course_dir, assignment, qid, list(answers))
+    if ungraded:
+        answers = {s: a for s, a in answers.items() if s not in earlier or not earlier[s].settled}
+    return page(assignment, qid, answers, factor, earlier)
 
 
-def page(assignment: str, qid: str, answers: dict[str, str], factor: float = 1.0) -> str:
+def _earlier_grades(course_dir: Path, assignment: str, qid: str, students: list[str]) -> dict[str, Earlier]:
+    """The gradebook's hand grades of ``qid``'s answer cell, by student."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    config = course_config(course_dir.resolve())
+    if config.db_url.startswith("sqlite:///") and not Path(config.db_url.removeprefix("sqlite:///")).is_file():
+        return {}  # nothing autograded yet (and Gradebook() would create an empty database)
+    _ensure_alembic_on_path()
+    found: dict[str, Earlier] = {}
+    with warnings.catch_warnings(), Gradebook(config.db_url, config.course_id) as gb:
+        warnings.simplefilter("ignore", category=Warning)
+        for student in students:
+            try:
+                grade = gb.find_grade(f"{qid}-answer", NOTEBOOK, assignment, student)
+            except MissingEntry:
+                continue  # not autograded yet
+            if grade.manual_score is not None:
+                found[student] = Earlier(float(grade.manual_score), bool(grade.needs_manual_grade))
+    return found
+
+
+def page(
+    assignment: str, qid: str, answers: dict[str, str], factor: float = 1.0, earlier: dict[str, Earlier] | None = None
+) -> str:
     """One question's page: the rubric (each item's points times ``factor``, the course
-    policy's scale), then each student's answer with the items as checkboxes."""
+    policy's scale), then each student's answer with the items as checkboxes, and the grade
+    ``earlier`` gave it, if any."""
     question = questions.load().question(qid)
     if question.written is None:
         raise GraderFault(f"{qid} has no written part")
@@ -105,6 +152,8 @@ def page(assignment: str, qid: str, answers: dict[str, str], factor: float = 1.0
         lines += [f"> {line}" for line in (answer or NO_ANSWER).splitlines()]
         lines += [""] + [f"- [ ] item {n} ({item.points:g} pt)" for n, item in enumerate(rubric, start=1)]
         lines += [] if not answer else [NONE_LINE]
+        if student in (earlier or {}):
+            lines += ["", (earlier or {})[student].line()]
     return "\n".join(lines) + "\n"
 
 
@@ -164,4 +213,4 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
     return marked
 
 
-__all__ = ["Marked", "export_page", "import_page", "page", "read_page"]
+__all__ = ["Earlier", "Marked", "export_page", "import_page", "page", "read_page"]
