@@ -233,9 +233,11 @@ class StudentProxy:
         try:
             reply = self._worker.call(function, args, kwargs, seconds=seconds)
         except NotebookStopped:
-            raise StudentCrashed(function, [Message("fault.notebook_stopped")]) from None
-        finally:
             self._spent += time.monotonic() - start
+            raise StudentCrashed(function, [Message("fault.notebook_stopped")]) from None
+        # A notebook's cells, run once as Jupyter ran them, are not its functions' time (each
+        # cell has its own limit); running them again after a crash or a timeout is.
+        self._spent += time.monotonic() - start - reply.first_start_seconds
         result = self._interpret(function, module, reply, seconds, args, kwargs)
         if key is not None and self.last_call is not None and _small(result):
             self._answered[key] = (copy.deepcopy(result), self.last_call)

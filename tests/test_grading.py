@@ -180,6 +180,20 @@ def test_a_notebook_cell_slower_than_a_tight_call_limit_still_runs(tmp_path):
     assert "submission.cell_timeout" not in {note.id for note in report.notes}
 
 
+def test_a_notebooks_slow_cells_do_not_spend_the_submissions_budget(tmp_path):
+    """The budget bounds the functions' calls: cells run once, as Jupyter ran them, each under
+    its own limit, are not counted against it (a trial's solved notebook with slow demo cells
+    scored 24/253 on Gradescope under the calibrated 30 s budget)."""
+    source = (course.solutions_dir() / "rmsnorm.py").read_text()
+    demos = [nbformat.v4.new_code_cell("import time\ntime.sleep(1.2)") for _ in range(3)]
+    path = tmp_path / "slow_demos.ipynb"
+    path.write_text(_notebook([nbformat.v4.new_code_cell(source), *demos]))
+    tight = current_settings().replace(limits=Limits(call_seconds=1.0, submission_seconds=2.0))
+    report = grade(path, Options(suites=("public",), settings=tight, select="rmsnorm"))
+    rms = [r for r in report.results if r.exercise == "rmsnorm"]
+    assert rms and all(r.status is Status.PASSED for r in rms), [(r.name, r.status) for r in rms]
+
+
 def test_patching_allclose_does_not_help(tmp_path):
     sub = patched(
         tmp_path / "sub",

@@ -110,6 +110,9 @@ class Reply:
     stderr: str = ""
     cell: int | None = None
     """The notebook cell that was running when the worker stopped, while it started."""
+    first_start_seconds: float = 0.0
+    """Seconds this call spent on the worker's first start (a notebook's cells, run once as
+    Jupyter ran them): not the student's functions' time, so not the submission's budget."""
 
 
 CLOSE_SECONDS = 0.5
@@ -437,14 +440,20 @@ class Worker:
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply:
         """Run ``function(*args, **kwargs)`` in the worker, starting it if needed."""
+        first = 0.0
         if self.proc is None or self._prestarted:
+            began, fresh = time.monotonic(), self.cell_outcomes is None and not self.ready
             self._start()
+            first = time.monotonic() - began if fresh else 0.0
         nonce = secrets.token_hex(16)
         try:
             self._send({"op": "call", "function": function, "args": args, "kwargs": kwargs, "nonce": nonce})
         except (BrokenPipeError, OSError):
-            return self._wait(deadline=time.monotonic() + 2.0, nonce=nonce)
-        return self._wait(deadline=time.monotonic() + (seconds or self.limits.call_seconds), nonce=nonce)
+            reply = self._wait(deadline=time.monotonic() + 2.0, nonce=nonce)
+        else:
+            reply = self._wait(deadline=time.monotonic() + (seconds or self.limits.call_seconds), nonce=nonce)
+        reply.first_start_seconds = first
+        return reply
 
     @property
     def stdout(self) -> str:
