@@ -117,6 +117,33 @@ def test_a_submission_zipped_with_its_folder_is_found_inside_it(autograder):
     assert results["score"] == pytest.approx(sum(t["max_score"] for t in results["tests"])) and results["score"] > 100
 
 
+def test_of_several_files_the_one_that_holds_the_work_is_graded_and_the_choice_said(tmp_path):
+    """A solved notebook beside an untouched copy, a solved .py beside the blank released
+    notebook: the file that implements the lab is graded, and a note names it (a trial's
+    uploads scored 0 and 23 of 253, told only that rmsnorm.py was missing)."""
+    from grader.integrations.gradescope import find_submission
+
+    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    stubs = "\n\n".join((course.exercises_dir() / f"{m}.py").read_text() for m in MODULES)
+    (tmp_path / "lab-Copy1.ipynb").write_text(json.dumps(_notebook_of(stubs)))
+    (tmp_path / "lab.ipynb").write_text(json.dumps(_notebook_of(solved)))
+    (tmp_path / "utils.py").write_text("def helper():\n    return 1\n")
+    chosen, note = find_submission(tmp_path)
+    assert chosen == tmp_path / "lab.ipynb" and note is not None
+    assert note.id == "submission.several_candidates" and note.params["graded"] == "lab.ipynb"
+    assert "lab-Copy1.ipynb" in note.params["others"] and "utils.py" in note.params["others"]
+    (tmp_path / "lab.ipynb").unlink()
+    (tmp_path / "my_lab.py").write_text(solved)
+    assert find_submission(tmp_path)[0] == tmp_path / "my_lab.py"  # not the blank notebook beside it
+    (tmp_path / "lab-Copy1.ipynb").unlink()
+    (tmp_path / "utils.py").unlink()
+    assert find_submission(tmp_path) == (tmp_path / "my_lab.py", None)  # one file: no note
+
+
+def _notebook_of(code: str) -> dict:
+    return {"cells": [{"cell_type": "code", "metadata": {}, "source": code, "outputs": []}], "metadata": {}}
+
+
 def test_the_folder_with_the_most_module_files_is_graded(tmp_path):
     from grader.integrations.gradescope import find_submission
 
@@ -125,22 +152,22 @@ def test_the_folder_with_the_most_module_files_is_graded(tmp_path):
     (tmp_path / "work" / "lab").mkdir(parents=True)
     for module in MODULES:
         (tmp_path / "work" / "lab" / f"{module}.py").write_text("")
-    assert find_submission(tmp_path) == tmp_path / "work" / "lab"
+    assert find_submission(tmp_path)[0] == tmp_path / "work" / "lab"
     (tmp_path / "work" / "lab" / "rmsnorm.py").unlink()
     (tmp_path / "old" / "rmsnorm.py").unlink()
     (tmp_path / ".ipynb_checkpoints").mkdir()
     (tmp_path / ".ipynb_checkpoints" / "lab-checkpoint.ipynb").write_text("{}")
     (tmp_path / "lab.ipynb").write_text("{}")
-    assert find_submission(tmp_path) == tmp_path / "work" / "lab"  # modules before a notebook
+    assert find_submission(tmp_path)[0] == tmp_path / "work" / "lab"  # modules before a notebook
     for path in (tmp_path / "work" / "lab").iterdir():
         path.unlink()
-    assert find_submission(tmp_path) == tmp_path / "lab.ipynb"  # the checkpoint copy is not a second one
+    assert find_submission(tmp_path)[0] == tmp_path / "lab.ipynb"  # the checkpoint copy is not a second one
     # A folder reached through a symlink is never the work, whatever it holds (the reference?).
     (tmp_path / "lab.ipynb").unlink()
     (tmp_path / "link").symlink_to(course.solutions_dir(), target_is_directory=True)
     (tmp_path / "deep").mkdir()
     (tmp_path / "deep" / "up").symlink_to(course.solutions_dir().parent, target_is_directory=True)
-    assert find_submission(tmp_path) == tmp_path
+    assert find_submission(tmp_path)[0] == tmp_path
     # A thousand nested folders (a zip can hold them) neither crash the search nor hide the work.
     folder = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
     for _ in range(1100):  # made one level at a time: the whole path is longer than mkdir takes
@@ -151,7 +178,7 @@ def test_the_folder_with_the_most_module_files_is_graded(tmp_path):
     os.close(folder)
     for module in MODULES:
         (tmp_path / "work" / "lab" / f"{module}.py").write_text("")
-    assert find_submission(tmp_path) == tmp_path / "work" / "lab"
+    assert find_submission(tmp_path)[0] == tmp_path / "work" / "lab"
     while (tmp_path / "a").exists():  # removed one level at a time, as it was made
         if (tmp_path / "a" / "a").exists():
             os.rename(tmp_path / "a" / "a", tmp_path / "b")

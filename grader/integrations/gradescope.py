@@ -11,6 +11,8 @@ file (``normlab.toml``), when given, travels in the zip: its language, packages,
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import importlib.util
 import os
 import subprocess
@@ -19,9 +21,10 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from grader import course, policy
+from grader import course, notebook, policy
 from grader.course import MODULES
 from grader.integrations.gradescope_manual import manual_questions
+from grader.messages import Message
 from grader.report import reporters
 from grader.report.store import write_atomic
 from grader.runner import FINAL, Options, grade
@@ -128,10 +131,11 @@ def written_questions(target: Path, lang: str = "en", course_policy: policy.Poli
     return path
 
 
-def find_submission(submission: Path) -> Path:
+def find_submission(submission: Path) -> tuple[Path, Message | None]:
     """What to grade in Gradescope's ``submission/``: the module files (as a directory), else
-    the one notebook, else the one ``.py`` file. The module files may sit in a folder: a zip
-    of the student's folder, or a GitHub repository, keeps it."""
+    the notebook or ``.py`` file, with a note when there were several to choose from. The
+    module files may sit in a folder: a zip of the student's folder, or a GitHub repository,
+    keeps it."""
     files = _files(submission)
     modules = {f"{m}.py" for m in MODULES}
     counts: dict[Path, int] = {}
@@ -139,12 +143,51 @@ def find_submission(submission: Path) -> Path:
         if path.name in modules:
             counts[path.parent] = counts.get(path.parent, 0) + 1
     if counts:  # the folder with the most module files, the shallowest of equals
-        return min(counts, key=lambda folder: (-counts[folder], len(folder.parts), str(folder)))
-    for suffix in (".ipynb", ".py"):
-        found = [path for path in files if path.suffix == suffix]
-        if len(found) == 1:
-            return found[0]
-    return submission
+        return min(counts, key=lambda folder: (-counts[folder], len(folder.parts), str(folder))), None
+    candidates = [path for path in files if path.suffix in (".ipynb", ".py")]
+    if len(candidates) <= 1:
+        return (candidates[0] if candidates else submission), None
+    # A copy of the notebook, a blank one, a helper file: the work is the file that implements
+    # the most graded functions; then a notebook, the shallowest, by name.
+    done = {path: _implemented(path) for path in candidates}
+    chosen = min(candidates, key=lambda p: (-done[p], p.suffix != ".ipynb", len(p.parts), str(p)))
+    others = ", ".join(_shown(p, submission) for p in candidates if p != chosen)
+    return chosen, Message("submission.several_candidates", {"graded": _shown(chosen, submission), "others": others})
+
+
+def _shown(path: Path, submission: Path) -> str:
+    """A file's name in the upload as a note shows it: printable, and not too long."""
+    name = "".join(ch if ch.isprintable() else "?" for ch in str(path.relative_to(submission)))
+    return name if len(name) <= 80 else name[:77] + "..."
+
+
+def _implemented(path: Path) -> int:
+    """How many graded functions ``path`` defines with a body of its own (a stub's is only a
+    docstring and ``raise NotImplementedError``)."""
+    try:
+        raw = path.read_bytes() if path.stat().st_size <= notebook.MAX_NOTEBOOK_BYTES else b""
+        text = raw.decode("utf-8", "replace")
+        if path.suffix == ".ipynb":
+            sources = [c.source for c in notebook.cells(notebook.parse(raw)) if c.kind == "code"]
+        else:
+            sources = [text]
+    except (OSError, notebook.NotebookUnreadable):
+        return 0
+    names: set[str] = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source)  # a cell of IPython syntax rarely defines the work
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name in course.MODULE_OF and not _is_stub(node):
+                names.add(node.name)
+    return len(names)
+
+
+def _is_stub(node: ast.FunctionDef) -> bool:
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return all(isinstance(s, ast.Raise | ast.Pass) for s in body)
 
 
 SEARCHED_DEPTH = 8
@@ -183,7 +226,11 @@ def run(root: Path) -> int:
     results.mkdir(parents=True, exist_ok=True)
     options = Options(suites=FINAL, single=True)  # results.json: the questions' auto-graded parts only (Decision 8)
     settings = options.settings
-    report = policy.apply(grade(find_submission(root / "submission"), options), settings.policy)
+    work, note = find_submission(root / "submission")
+    report = grade(work, options)
+    if note is not None:
+        report = dataclasses.replace(report, notes=(note, *report.notes))
+    report = policy.apply(report, settings.policy)
     write_atomic(
         results / "results.json", reporters.to_gradescope(report, settings.lang, settings.gradescope_visibility)
     )
