@@ -158,10 +158,12 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             if plugin.grader_faults:
                 raise GraderFault(plugin.grader_faults[0])
             results = plugin.ordered_results()
-        stopped = notebook.stopped_lines(worker.cell_outcomes, worker.skipped_cells)
+        # The cells as the first run left them: a later restart's skips may depend on hidden inputs.
+        skipped = worker.first_run_skipped
+        stopped = notebook.stopped_lines(worker.cell_outcomes, skipped)
         question_results, manual, answer_notes = _questions(submission, options, stopped)
         cell_notes = notebook.outcome_notes(
-            prepared.cells, worker.cell_outcomes, worker.skipped_cells, options.settings.packages, limits.cell_seconds
+            prepared.cells, worker.cell_outcomes, skipped, options.settings.packages, limits.cell_seconds
         )
         return Report(
             submission=str(submission),

@@ -137,3 +137,43 @@ def test_hidden_feedback_states_no_hidden_input(tmp_path: Path) -> None:
             problems.append(f"{result['name']}: {shown} in {text[:160]!r}")
     assert checked >= 60, f"only {checked} hidden tests could be matched to their inputs"
     assert not problems, f"{len(problems)} hidden test(s) state a hidden input:\n  " + "\n  ".join(problems[:80])
+
+
+RESTART_PROBE = """import os, time
+import numpy as np
+def rmsnorm(x, gamma, eps=1e-6):
+    if {predicate}:
+        time.sleep(1.0)  # the restart comes well after the first run's cells
+        os._exit(0)
+    x64 = x.astype(np.float64)
+    return (x64 / np.sqrt(np.mean(x64 * x64, axis=-1, keepdims=True) + eps) * gamma).astype(x.dtype)
+"""
+RESTART_TRIGGER = """import os, time
+if time.time() - os.stat("/submission/cells.json").st_mtime > 0.8:
+    os._exit(0)
+"""
+
+
+def test_a_cell_that_stops_only_on_a_restart_tells_nothing_visible(tmp_path: Path) -> None:
+    """A crash on a hidden input restarts the worker; a second cell that stops the process only
+    on a restart was then named in the report's notes, which Gradescope shows at once: one bit
+    about the hidden inputs per submission (red team, round 3). Two notebooks that differ only
+    in the question asked of the hidden inputs must show the same before the due date."""
+    import json
+
+    from grader.report import reporters
+    from grader.runner import FINAL, Options, grade
+    from grader.settings import current
+
+    visible = []
+    for width in (32, 64):
+        probe = RESTART_PROBE.format(predicate=f"x.dtype == np.float16 and x.shape[-1] == {width}")
+        cells = [{"cell_type": "code", "metadata": {}, "source": s, "outputs": []} for s in (probe, RESTART_TRIGGER)]
+        path = tmp_path / str(width) / "probe.ipynb"  # one name: the report names the file
+        path.parent.mkdir()
+        path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        report = grade(path, Options(suites=FINAL, select="rmsnorm"))
+        settings = current()
+        shown = json.loads(reporters.to_gradescope(report, settings.lang, settings.gradescope_visibility))
+        visible.append((shown["output"], [t for t in shown["tests"] if t.get("visibility") == "visible"]))
+    assert visible[0] == visible[1]

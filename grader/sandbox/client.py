@@ -285,6 +285,10 @@ class Worker:
         """A notebook's code cells the worker runs when it starts (their numbers)."""
         self.skipped_cells: dict[int, str] = {}
         """Cells not run any more: ``timeout`` or ``crashed`` (it stopped the process)."""
+        self.first_run_skipped: dict[int, str] = {}
+        """The cells skipped before the worker first got ready, before any test's input reached
+        it: what a report may say. A cell skipped on a later start may have behaved on what a
+        hidden test did (a crash that restarts the worker), so naming it could tell that."""
         self._req_w = -1
         self._prestarted = False
         """A worker was started by :meth:`prestart` and is not known to be ready yet."""
@@ -349,6 +353,7 @@ class Worker:
                 self.ready = reply.message
                 if self.cell_outcomes is None:  # the first run's outcomes: later runs are the same cells
                     self.cell_outcomes = reply.message.get("cells")
+                    self.first_run_skipped = dict(self.skipped_cells)
                 return
             self.kill()
             if reply.cell is None:
