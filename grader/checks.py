@@ -396,6 +396,17 @@ def expect_called_once(calls: int, *, function: str) -> None:
 
 
 NORM_WORDS = {"layernorm": ("layernorm",), "rmsnorm": ("rmsnorm",), "gemma_rmsnorm": ("rmsnorm", "1 + weight")}
+_NOT_IDENTIFIER = r"(?<![a-z0-9_])"
+_NOT_IDENTIFIER_END = r"(?![a-z0-9_])"
+NORM_WORD_PATTERNS = {
+    "layernorm": re.compile(_NOT_IDENTIFIER + r"layer ?norms?" + _NOT_IDENTIFIER_END),
+    "rmsnorm": re.compile(_NOT_IDENTIFIER + r"rms ?norms?" + _NOT_IDENTIFIER_END),
+    "1 + weight": re.compile(r"1\s*\+\s*weight"),
+}
+"""How a note names each norm word, matched in the lower-cased note: as a word of its own,
+"LayerNorm" or "layer norm", never inside a module or class identifier (``input_layernorm``,
+``post_attention_layernorm``, ``T5LayerNorm``, ``LlamaRMSNorm``), which names a module, not the
+norm type (Llama's ``input_layernorm`` is an RMSNorm); "(1+weight)" counts like "(1 + weight)"."""
 PLACEMENT_WORDS = {
     "pre": ("pre-norm",),
     "post": ("post-norm",),
@@ -418,8 +429,11 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
     expect_value(2 <= len(sentences) <= 4, True, what=f"the number of sentences in {what}")
     text = note.lower()
     own = set(NORM_WORDS[want["norm_type"]])
-    for word in {w for words in NORM_WORDS.values() for w in words}:
-        expect_value(word in text, word in own, what=f"the norm type, in words, in {what}")
+    for word in sorted({w for words in NORM_WORDS.values() for w in words}):
+        named = NORM_WORD_PATTERNS[word].search(text) is not None
+        if word in own:  # the own type's word may also come inside a class name (LlamaRMSNorm)
+            named = named or word.replace(" ", "") in text.replace(" ", "")
+        expect_value(named, word in own, what=f"the norm type, in words, in {what}")
     mine = PLACEMENT_WORDS[want["placement"]]
     expect_value(any(word in text for word in mine), True, what=f"the placement, in words, in {what}")
     for placement, words in PLACEMENT_WORDS.items():

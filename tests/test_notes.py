@@ -41,3 +41,57 @@ def test_a_correct_note_passes_in_either_case_and_spelling(config, note):
 def test_a_note_with_the_wrong_words_still_fails(config, note):
     with pytest.raises(Mismatch):
         expect_note(note, _report(config))
+
+
+def _reference_note(config: str) -> str:
+    note: str = _report(config)["note"]
+    return note
+
+
+@pytest.mark.parametrize(
+    ("config", "note"),
+    [
+        # Llama's RMSNorms are the modules input_layernorm and post_attention_layernorm
+        (
+            "llama-3-8b.json",
+            "Pre-norm RMSNorm with eps 1e-05, the modules input_layernorm and post_attention_layernorm "
+            "in each layer. Build 65 norms.",
+        ),
+        ("llama-3-8b.json", "Pre-norm RMSNorm (LlamaRMSNorm), eps 1e-05. Build 65 norms."),
+        # T5LayerNorm never subtracts the mean: an RMSNorm despite its class name
+        ("t5-base.json", "T5LayerNorm modules, which are RMSNorms, pre-norm, eps 1e-06. Build 62 norms."),
+        ("gemma-2-9b.json", "Sandwich RMSNorm with a (1+weight) scale, eps 1e-06. Build 169 norms."),
+    ],
+)
+def test_module_names_and_compact_spelling_do_not_cost_points(config, note):
+    report = _report(config)
+    assert str(report["n_norms"]) in note and repr(report["eps"]) in note  # the notes state the reference's facts
+    expect_note(note, report)
+
+
+@pytest.mark.parametrize(
+    ("config", "old", "new"),
+    [
+        ("llama-3-8b.json", "RMSNorm", "RMSNorm (layers named input_layernorm, post_attention_layernorm)"),
+        ("t5-base.json", "normalizes with", "normalizes, in its T5LayerNorm modules, with"),
+        ("gemma-2-9b.json", "(1 + weight)", "(1+weight)"),
+    ],
+)
+def test_the_reference_note_reworded_still_passes(config, old, new):
+    note = _reference_note(config)
+    assert old in note
+    expect_note(note.replace(old, new, 1), _report(config))
+
+
+@pytest.mark.parametrize(
+    ("config", "note"),
+    [
+        ("llama-3-8b.json", "Pre-norm layer norm, eps 1e-05. Build 65 norms."),
+        ("llama-3-8b.json", "Pre-norm RMSNorm, though its input_layernorm is a LayerNorm, eps 1e-05. Build 65 norms."),
+        ("gpt2.json", "Pre-norm LayerNorm (not an RMSNorm), eps 1e-05. Build 25 norms."),
+        ("llama-3-8b.json", "Pre-norm RMSNorm with a (1+weight) scale, eps 1e-05. Build 65 norms."),
+    ],
+)
+def test_a_plain_word_naming_another_norm_still_fails(config, note):
+    with pytest.raises(Mismatch):
+        expect_note(note, _report(config))
