@@ -369,6 +369,130 @@ INTERNLM2_7B = {  # internlm/internlm2-7b: a model_type outside the documented f
 }
 
 
+# Families of the docstring's table the bank does not hold. The config shapes follow the published
+# config.json of the model named (keys irrelevant to norms trimmed); each family fact a test relies on
+# is read in transformers' code, cited on the test.
+
+STARCODER2_3B = {  # bigcode/starcoder2-3b
+    "architectures": ["Starcoder2ForCausalLM"],
+    "attention_dropout": 0.1,
+    "bos_token_id": 0,
+    "embedding_dropout": 0.1,
+    "eos_token_id": 0,
+    "hidden_act": "gelu_pytorch_tanh",
+    "hidden_size": 3072,
+    "initializer_range": 0.018042,
+    "intermediate_size": 12288,
+    "max_position_embeddings": 16384,
+    "model_type": "starcoder2",
+    "norm_epsilon": 1e-05,
+    "num_attention_heads": 24,
+    "num_hidden_layers": 30,
+    "num_key_value_heads": 2,
+    "residual_dropout": 0.1,
+    "sliding_window": 4096,
+    "use_bias": True,
+    "vocab_size": 49152,
+}
+
+PHI_2 = {  # microsoft/phi-2
+    "architectures": ["PhiForCausalLM"],
+    "attention_dropout": 0.0,
+    "bos_token_id": 50256,
+    "embd_pdrop": 0.0,
+    "eos_token_id": 50256,
+    "hidden_act": "gelu_new",
+    "hidden_size": 2560,
+    "initializer_range": 0.02,
+    "intermediate_size": 10240,
+    "layer_norm_eps": 1e-05,
+    "max_position_embeddings": 2048,
+    "model_type": "phi",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "num_key_value_heads": 32,
+    "partial_rotary_factor": 0.4,
+    "qk_layernorm": False,
+    "resid_pdrop": 0.1,
+    "rope_theta": 10000.0,
+    "tie_word_embeddings": False,
+    "vocab_size": 51200,
+}
+
+OLMO_1B = {  # allenai/OLMo-1B-hf: no eps key, OlmoLayerNorm hard-codes eps=1e-5
+    "architectures": ["OlmoForCausalLM"],
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "clip_qkv": None,
+    "eos_token_id": 50279,
+    "hidden_act": "silu",
+    "hidden_size": 2048,
+    "initializer_range": 0.02,
+    "intermediate_size": 8192,
+    "max_position_embeddings": 2048,
+    "model_type": "olmo",
+    "num_attention_heads": 16,
+    "num_hidden_layers": 16,
+    "num_key_value_heads": 16,
+    "pad_token_id": 1,
+    "rope_theta": 10000.0,
+    "tie_word_embeddings": True,
+    "vocab_size": 50304,
+}
+
+QWEN3_30B_A3B = {  # Qwen/Qwen3-30B-A3B
+    "architectures": ["Qwen3MoeForCausalLM"],
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "bos_token_id": 151643,
+    "decoder_sparse_step": 1,
+    "eos_token_id": 151645,
+    "head_dim": 128,
+    "hidden_act": "silu",
+    "hidden_size": 2048,
+    "initializer_range": 0.02,
+    "intermediate_size": 6144,
+    "max_position_embeddings": 40960,
+    "mlp_only_layers": [],
+    "model_type": "qwen3_moe",
+    "moe_intermediate_size": 768,
+    "num_attention_heads": 32,
+    "num_experts": 128,
+    "num_experts_per_tok": 8,
+    "num_hidden_layers": 48,
+    "num_key_value_heads": 4,
+    "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000.0,
+    "tie_word_embeddings": False,
+    "vocab_size": 151936,
+}
+
+FALCON_11B = {  # tiiuae/falcon-11B: new decoder architecture, but one shared norm per layer
+    "activation": "gelu",
+    "alibi": False,
+    "architectures": ["FalconForCausalLM"],
+    "attention_dropout": 0.0,
+    "bias": False,
+    "bos_token_id": 11,
+    "eos_token_id": 11,
+    "ffn_hidden_size": 16384,
+    "hidden_dropout": 0.0,
+    "hidden_size": 4096,
+    "initializer_range": 0.02,
+    "layer_norm_epsilon": 1e-05,
+    "max_position_embeddings": 8192,
+    "model_type": "falcon",
+    "multi_query": True,
+    "new_decoder_architecture": True,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 60,
+    "num_kv_heads": 8,
+    "num_ln_in_parallel_attn": 1,
+    "parallel_attn": True,
+    "vocab_size": 65024,
+}
+
+
 def bank(name: str) -> dict[str, Any]:
     config: dict[str, Any] = json.loads((solutions_dir() / "configs" / name).read_text(encoding="utf-8"))
     return config
@@ -755,3 +879,133 @@ def test_gpt_neox_without_the_switch_takes_the_library_default(student: StudentP
     config = resized(without(bank("pythia-410m.json"), "use_parallel_residual"))
     fields = ("placement", "n_layers", "hidden_size", "n_norms")
     expect_fields(report_of(student, config), reference.inspect_config(config), fields)
+
+
+def qwen3_5_moe() -> dict[str, Any]:
+    """variant: the bank's Qwen3.5 config (text_config nested) relabelled as the MoE family."""
+    config = resized(bank("qwen3.8-27b.json"))
+    config["model_type"] = "qwen3_5_moe"
+    config["text_config"]["model_type"] = "qwen3_5_moe_text"
+    return config
+
+
+@pytest.mark.points(1)
+def test_starcoder2_is_a_layernorm_model(student: StudentProxy, reference: Reference) -> None:
+    """StarCoder2 is a pre-norm LayerNorm model whose eps key is norm_epsilon."""
+    # mistake: StarCoder2 taken for an RMSNorm model (it is Mistral-like), or its eps read from
+    # another key; transformers starcoder2/modular_starcoder2.py builds
+    # nn.LayerNorm(config.hidden_size, eps=config.norm_epsilon) in each layer and as the final norm
+    config = with_values(STARCODER2_3B, norm_epsilon=1e-06)
+    expect_fields(
+        report_of(student, config),
+        reference.inspect_config(config),
+        ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms", "final_norm"),
+    )
+    expect_family(student, reference, (STARCODER2_3B,), ("norm_type", "eps_source", "placement"))
+
+
+@pytest.mark.points(1)
+def test_phi_is_parallel_and_reads_qk_layernorm(student: StudentProxy, reference: Reference) -> None:
+    """Phi runs attention and MLP in parallel off one norm per layer; qk_layernorm switches QK-norm."""
+    # mistake: Phi reported as a sequential pre-norm model with two norms per layer, or
+    # qk_layernorm never read; transformers phi/modular_phi.py: PhiDecoderLayer has a single
+    # input_layernorm feeding both self_attn and mlp, PhiAttention adds q_layernorm/k_layernorm
+    # when config.qk_layernorm (PhiConfig default False)
+    for config in (PHI_2, with_values(PHI_2, qk_layernorm=True), without(PHI_2, "qk_layernorm")):
+        expect_fields(
+            report_of(student, config),
+            reference.inspect_config(config),
+            ("norm_type", "placement", "n_norms", "final_norm", "qk_norm"),
+        )
+    expect_family(student, reference, (with_values(PHI_2, qk_layernorm=True),), ("placement", "qk_norm"))
+
+
+@pytest.mark.points(1)
+def test_olmo_is_a_layernorm_model_without_eps_key(student: StudentProxy, reference: Reference) -> None:
+    """OLMo (the first one) normalizes with a weightless LayerNorm whose eps is fixed in its code."""
+    # mistake: OLMo taken for an RMSNorm model like OLMo-2, or given RMSNorm's 1e-6; transformers
+    # olmo/modeling_olmo.py: OlmoLayerNorm calls F.layer_norm(..., eps=1e-5), no config key
+    for config in (OLMO_1B, resized(OLMO_1B)):
+        expect_fields(
+            report_of(student, config),
+            reference.inspect_config(config),
+            ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms", "qk_norm"),
+        )
+
+
+@pytest.mark.points(1)
+def test_qwen3_moe_families_normalize_queries_and_keys(student: StudentProxy, reference: Reference) -> None:
+    """The Qwen3 MoE families keep their dense siblings' norms, QK-norm included."""
+    # mistake: the MoE variants treated as plain Llama-style models; transformers
+    # qwen3_moe/modular_qwen3_moe.py: Qwen3MoeAttention(Qwen3Attention) keeps q_norm/k_norm;
+    # qwen3_5_moe/modular_qwen3_5_moe.py: Qwen3_5MoeRMSNorm(Qwen3NextRMSNorm), a (1 + weight)
+    # RMSNorm, and Qwen3_5MoeAttention(Qwen3NextAttention) with its QK-norm
+    for config in (QWEN3_30B_A3B, qwen3_5_moe()):
+        expect_fields(
+            report_of(student, config),
+            reference.inspect_config(config),
+            ("model_type", "norm_type", "eps", "placement", "n_layers", "n_norms", "qk_norm"),
+        )
+    expect_family(student, reference, (QWEN3_30B_A3B,), ("norm_type", "qk_norm"))
+
+
+@pytest.mark.points(1)
+def test_falcon_reads_num_ln_in_parallel_attn(student: StudentProxy, reference: Reference) -> None:
+    """A Falcon config that says how many norms its parallel block has is taken at its word."""
+    # mistake: num_ln_in_parallel_attn ignored, so a new-architecture Falcon always gets two norms
+    # per layer; transformers falcon/modeling_falcon.py FalconDecoderLayer: num_ln_in_parallel_attn
+    # defaults to 2 only when absent with new_decoder_architecture, and 1 builds one input_layernorm
+    for config in (FALCON_11B, resized(FALCON_11B), with_values(FALCON_11B, num_ln_in_parallel_attn=2)):
+        expect_fields(
+            report_of(student, config), reference.inspect_config(config), ("placement", "n_layers", "n_norms")
+        )
+
+
+@pytest.mark.points(1)
+def test_missing_eps_key_default_of_more_families(student: StudentProxy, reference: Reference) -> None:
+    """Without rms_norm_eps, Qwen2, Mistral and Phi-3 each report their own config class's default."""
+    # mistake: one default for every RMSNorm family; transformers qwen2/configuration_qwen2.py and
+    # mistral/configuration_mistral.py default rms_norm_eps to 1e-6, phi3/configuration_phi3.py to 1e-5
+    configs = (
+        resized(without(bank("qwen2.5-7b.json"), "rms_norm_eps")),
+        resized(without(bank("mistral-7b.json"), "rms_norm_eps")),
+        resized(without(PHI3_MINI, "rms_norm_eps")),
+    )
+    for config in configs:
+        expect_fields(
+            report_of(student, config), reference.inspect_config(config), ("eps", "eps_source", "n_layers", "n_norms")
+        )
+
+
+@pytest.mark.points(1)
+def test_text_config_keys_come_first(student: StudentProxy, reference: Reference) -> None:
+    """When a key is both in text_config and at the top level, the text_config one is read."""
+    # mistake: the wrapper's top-level keys win over the language model's (the docstring: "looked
+    # up there first, then at the top level")
+    for config in (bank("qwen3.8-27b.json"), GEMMA3_4B):
+        config = resized(config)
+        config.update(num_hidden_layers=3, hidden_size=96, rms_norm_eps=1e-03)  # variant: a wrapper's own keys
+        expect_fields(
+            report_of(student, config),
+            reference.inspect_config(config),
+            ("model_type", "n_layers", "hidden_size", "n_norms", "eps"),
+        )
+
+
+@pytest.mark.points(1)
+def test_unknown_family_with_only_norm_epsilon_raises(student: StudentProxy, reference: Reference) -> None:
+    """An unknown model_type whose only eps key is norm_epsilon is refused: that key tells no norm type."""
+    # mistake: norm_epsilon added to the keys an unknown family is inferred from (the docstring
+    # names three: rms_norm_eps, layer_norm_eps, layer_norm_epsilon)
+    # Refusing earns points only from an inspect_config that also reads the known family.
+    expect_fields(
+        report_of(student, STARCODER2_3B),
+        reference.inspect_config(STARCODER2_3B),
+        ("norm_type", "eps", "eps_source", "n_norms"),
+    )
+    for model_type in ("bigcode_lm", None):
+        config = resized(with_values(STARCODER2_3B, model_type=model_type))
+        if model_type is None:
+            config.pop("model_type")
+        with expect_raises(ValueError, what="inspect_config(config)"):
+            student.inspect_config(config)
