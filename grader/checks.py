@@ -399,12 +399,13 @@ NORM_WORDS = {"layernorm": ("layernorm",), "rmsnorm": ("rmsnorm",), "gemma_rmsno
 _NOT_IDENTIFIER = r"(?<![a-z0-9_])"
 _NOT_IDENTIFIER_END = r"(?![a-z0-9_])"
 NORM_WORD_PATTERNS = {
-    "layernorm": re.compile(_NOT_IDENTIFIER + r"layer ?norms?" + _NOT_IDENTIFIER_END),
+    # Not "layer norm": an RMSNorm note may call its norm "the layer norm" in the generic sense.
+    "layernorm": re.compile(_NOT_IDENTIFIER + r"layernorms?" + _NOT_IDENTIFIER_END),
     "rmsnorm": re.compile(_NOT_IDENTIFIER + r"rms ?norms?" + _NOT_IDENTIFIER_END),
     "1 + weight": re.compile(r"1\s*\+\s*weight"),
 }
 """How a note names each norm word, matched in the lower-cased note: as a word of its own,
-"LayerNorm" or "layer norm", never inside a module or class identifier (``input_layernorm``,
+"LayerNorm" (or "RMS norm"), never inside a module or class identifier (``input_layernorm``,
 ``post_attention_layernorm``, ``T5LayerNorm``, ``LlamaRMSNorm``), which names a module, not the
 norm type (Llama's ``input_layernorm`` is an RMSNorm); "(1+weight)" counts like "(1 + weight)"."""
 PLACEMENT_WORDS = {
