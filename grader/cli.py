@@ -412,7 +412,8 @@ def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
             line += " (timestamp.txt holds no date: no late policy applied)"
         click.echo(clean_text(line))
     elif outcome.state is State.FAILED:
-        click.echo(clean_text(f"{outcome.student:<24} NOT GRADED: {outcome.detail[:500]}"), err=True)
+        detail = reporters.printable(clean_text(outcome.detail[:500]))
+        click.echo(f"{outcome.student:<24} NOT GRADED: {detail}", err=True)
     return outcome
 
 

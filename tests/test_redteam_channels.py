@@ -177,3 +177,25 @@ def test_a_cell_that_stops_only_on_a_restart_tells_nothing_visible(tmp_path: Pat
         shown = json.loads(reporters.to_gradescope(report, settings.lang, settings.gradescope_visibility))
         visible.append((shown["output"], [t for t in shown["tests"] if t.get("visibility") == "visible"]))
     assert visible[0] == visible[1]
+
+
+def test_a_students_output_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    """Printed on a public test, a student's escape sequences (clear screen, cursor up, a
+    window title) could redraw the instructor's terminal with a fake total (red team, round 3):
+    the text report shows them as characters."""
+    import shutil
+
+    from grader import course
+    from grader.report.reporters import to_text
+    from grader.runner import Options, grade
+
+    sub = tmp_path / "sub"
+    shutil.copytree(course.solutions_dir(), sub)
+    source = (sub / "rmsnorm.py").read_text()
+    spoof = "    print('\\x1b[2J\\x1b[H\\x1b]0;owned\\x07\\r\\x9b1AFAKE')\n    raise ValueError('\\x1b[31mred')\n"
+    marker = "    ### BEGIN SOLUTION hint: square, average"
+    assert marker in source
+    (sub / "rmsnorm.py").write_text(source.replace(marker, spoof + marker, 1))
+    text = to_text(grade(sub, Options(suites=("public",), select="rmsnorm")))
+    assert "FAKE" in text and "\\x1b[2J" in text  # shown, as characters
+    assert not any(ch in text for ch in "\x1b\x07\r\x9b")

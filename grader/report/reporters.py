@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import textwrap
 from collections.abc import Mapping
 from typing import Any
@@ -66,6 +67,16 @@ def suite_names(report: Report, lang: str) -> str:
     return " + ".join(render(Message(f"suite.{suite}"), lang) for suite in report.suites)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters shown as ``\\x1b``: a student's output, traceback
+    or cell printed raw could clear the screen, move the cursor over the total or set the
+    terminal's title (a red team drew a fake "Total: 253/253"); newlines and tabs are kept."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", "\n"))
+
+
 def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     """A table per exercise, then each failure's explanation, then the total (and the points
     of written answers still to be graded by hand, when there are some)."""
@@ -96,7 +107,7 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     manual = manual_points(report)
     if manual:
         out.append(render(Message("feedback.manual_points", {"points": points(manual)}), lang))
-    return "\n".join(out) + "\n"
+    return printable("\n".join(out) + "\n")
 
 
 def to_json(report: Report, lang: str = "en") -> str:
