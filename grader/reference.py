@@ -146,6 +146,20 @@ class AnswerFile:
                 Path(tmp).unlink(missing_ok=True)
 
 
+class _Uncached:
+    """See :attr:`Reference.uncached`."""
+
+    def __init__(self, reference: Reference) -> None:
+        self._reference = reference
+
+    def __getattr__(self, name: str) -> Any:
+        ref = self._reference
+        if name.startswith("_") or name not in ref._functions:
+            raise AttributeError(name)
+        function = ref._functions[name]
+        return lambda *args, **kwargs: function(*ref._convert(list(args)), **ref._convert(kwargs))
+
+
 def _identity(solutions: Path) -> str:
     """A digest of what the reference answers depend on (see :class:`AnswerFile`)."""
     h = hashlib.blake2b(repr((sys.version, np.__version__)).encode(), digest_size=16)
@@ -218,6 +232,12 @@ class Reference:
 
         call.__name__ = name
         return call
+
+    @property
+    def uncached(self) -> _Uncached:
+        """The reference for arguments a student chose (``uncached.forward(...)``): answered but
+        never kept, so a student's data cannot fill the cache every later grading loads."""
+        return _Uncached(self)
 
     def close(self) -> None:
         """Remove the scratch files written for file arguments (they hold hidden inputs); keep

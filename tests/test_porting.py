@@ -213,3 +213,22 @@ def test_a_hidden_ports_hint_does_not_tell_its_kind():
     for wrong in suite.LABELS:
         given = {hint for truth in suite.LABELS for label, hint in suite.hints(truth) if label == wrong != truth}
         assert len(given) == 1, (wrong, given)
+
+
+def test_a_students_probes_never_grow_the_reference_cache(tmp_path):
+    """The reference's answers are kept for the next process (suites/__pycache__); the porting
+    suite runs the reference on the student's probes, and random probes grew that file by ~130
+    answers a grading until its 8192-answer cap (red team, round 3): answered, never kept."""
+    from grader.reference import AnswerFile
+
+    sub = copy_solutions(tmp_path / "sub")
+    source = (sub / "porting.py").read_text()
+    old = "    rng = np.random.default_rng(6)\n"
+    assert old in source
+    (sub / "porting.py").write_text(source.replace(old, "    rng = np.random.default_rng()\n", 1))
+    kept = AnswerFile(course.suites_dir() / "__pycache__", course.solutions_dir()).path
+    grade(sub, Options(select="porting"))
+    before = kept.stat().st_size if kept.exists() else 0
+    for _ in range(2):
+        grade(sub, Options(select="porting"))
+    assert (kept.stat().st_size if kept.exists() else 0) == before

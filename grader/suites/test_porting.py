@@ -100,8 +100,9 @@ def detect(student: StudentProxy, reference: Reference, rng: np.random.Generator
     probes = usable_probes(student.probes())
     for truth, setup in CASES[case]:
         params = draw(rng, setup)
-        ref = [np.asarray(reference.forward(p, params), dtype=np.float64) for p in probes]
-        port = [rounded(reference.forward(p, params, truth), rng) for p in probes]
+        # The probes are the student's: answered by the reference, never kept in its cache.
+        ref = [np.asarray(reference.uncached.forward(p, params), dtype=np.float64) for p in probes]
+        port = [rounded(reference.uncached.forward(p, params, truth), rng) for p in probes]
         label = student.diagnose([p.copy() for p in probes], ref, port)
         if isinstance(label, str) and label not in LABELS:
             raise Mismatch([Message("check.porting_label")])
