@@ -198,7 +198,17 @@ def expect_array(
         raise Mismatch([_values_message(got, want, ok, what, tol), *_hint_messages(got, hints, tol)])
 
 
-IGNORES_AN_ARGUMENT = frozenset({"hint.missing_gamma", "hint.missing_beta", "hint.hardcoded_eps"})
+IGNORES_AN_ARGUMENT = frozenset(
+    {
+        "hint.missing_gamma",
+        "hint.missing_beta",
+        "hint.hardcoded_eps",
+        # No normalization at all: gamma and eps ignored, ``x + sublayer(x)`` (or its gradient).
+        "hint.missing_norm",
+        "hint.unnormalized_sublayer_input",
+        "hint.norm_backward_skipped",
+    }
+)
 """Diagnosed mistakes that consist of ignoring an argument: they earn no property points, or
 code that drops an argument on purpose would collect them (decision 1)."""
 

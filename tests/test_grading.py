@@ -389,3 +389,21 @@ def test_a_syntax_error_in_a_one_file_submission_names_the_students_file(tmp_pat
     report = grade(path, Options(suites=("public",), select="rmsnorm_small"))
     texts = [str(m.params) for r in report.results for m in r.messages]
     assert any("mywork.py, line" in t for t in texts) and not any("submission.py" in t for t in texts), texts
+
+
+def test_a_block_without_its_norm_earns_no_property_points(tmp_path):
+    """``x + sublayer(x)`` ignores gamma and eps: a diagnosed mistake, but one that consists of
+    ignoring arguments, so "x is not modified" and the like earn it nothing (decision 1; a red
+    team collected 3 hidden points with it)."""
+    sub = copy_solutions(tmp_path / "sub")
+    source = (sub / "residual.py").read_text()
+    for right in (
+        "x + sublayer(rmsnorm(x, gamma, eps)).astype(x.dtype)",
+        "rmsnorm(x + sublayer(x).astype(x.dtype), gamma, eps)",
+    ):
+        assert right in source
+        source = source.replace(right, "x + sublayer(x).astype(x.dtype)")
+    (sub / "residual.py").write_text(source)
+    report = grade(sub, Options(suites=("hidden",), select="residual"))
+    residual = [r for r in report.results if r.exercise == "residual"]
+    assert residual and sum(r.score for r in residual) == 0, [(r.name, r.score) for r in residual if r.score]
