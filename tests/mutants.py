@@ -500,4 +500,12 @@ MUTANTS = [
         'neox_parallel = cfg.get("use_parallel_residual", False)',
         None,
     ),
+    # found by grading audit trial9: each kept full marks before its hidden test existed
+    (
+        "ln_backward_float16_not_widened",
+        "layernorm",
+        "wide = np.float32 if x.dtype == np.float16 else x.dtype",
+        "wide = x.dtype",
+        "hint.float16_overflow",
+    ),
 ]

@@ -114,6 +114,17 @@ def ln_backward_no_correction(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: 
     return np.asarray(dout * gamma * rstd)
 
 
+def ln_backward_in_float16(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+    """dx computed in float16 itself: centered squares above ~256 overflow to inf."""
+    with np.errstate(all="ignore"):
+        xc = x - np.mean(x, axis=-1, keepdims=True)
+        rstd = 1.0 / np.sqrt(np.mean(xc * xc, axis=-1, keepdims=True) + eps)
+        xhat = xc * rstd
+        g = dout * gamma
+        dx = rstd * (g - np.mean(g, axis=-1, keepdims=True) - xhat * np.mean(g * xhat, axis=-1, keepdims=True))
+    return np.asarray(dx).astype(np.float64)
+
+
 def ln_backward_no_mean_term(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
     """dx with the variance correction but without the mean term (the - mean(g))."""
     xc = x - x.mean(axis=-1, keepdims=True)

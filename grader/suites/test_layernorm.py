@@ -166,6 +166,11 @@ def _check_backward(
             (m.ln_backward_no_correction(d64, x64, g64, eps), "hint.backward_no_correction"),
             (m.ln_backward_mean_only(d64, x64, g64, eps), "hint.layernorm_backward_mean_only"),
             (m.ln_backward_no_mean_term(d64, x64, g64, eps), "hint.layernorm_backward_no_mean_term"),
+            *(
+                [(m.ln_backward_in_float16(dout, x, gamma, eps), "hint.float16_overflow")]
+                if x.dtype == np.float16
+                else []
+            ),
         ],
     )
     xc = x64 - x64.mean(axis=-1, keepdims=True)
@@ -212,6 +217,12 @@ def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.r
 def test_backward_float16_keeps_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float16 inputs give float16 gradients (computed in float32, cast back)."""
     _check_backward(student, reference, rng, *_case(rng, (4, 16), dtype=np.float16))
+
+
+@pytest.mark.points(1)
+def test_backward_float16_large_values(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """float16 values in the hundreds: their centered squares overflow float16, so the gradients need float32 inside."""
+    _check_backward(student, reference, rng, *_case(rng, (4, 16), scale=300.0, dtype=np.float16))
 
 
 @pytest.mark.points(1)
