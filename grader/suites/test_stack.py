@@ -188,6 +188,33 @@ def test_stack_forward_postnorm(student: StudentProxy, reference: Reference, rng
 
 
 @pytest.mark.points(1)
+def test_stack_forward_postnorm_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """stack_forward_postnorm passes its eps to every norm."""
+    params, x = _params(reference, rng, n_layers=2, C=6), rng.standard_normal((4, 6)) * 0.05
+    expect_array(
+        student.stack_forward_postnorm(x, params, eps=1e-2),
+        reference.stack_forward_postnorm(x, params, eps=1e-2),
+        what="stack_forward_postnorm(x, params, eps)",
+        tol=TOL,
+    )
+
+
+@pytest.mark.points(1)
+def test_stack_postnorm_keeps_the_streams_dtype(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """The post-norm stack keeps a float32 stream float32 too, with float64 params."""
+    params = _params(reference, rng, n_layers=2, C=8)
+    x = rng.standard_normal((3, 8)).astype(np.float32)
+    expect_array(
+        student.stack_forward_postnorm(x, params, eps=EPS),
+        reference.stack_forward_postnorm(x, params, eps=EPS),
+        what="stack_forward_postnorm(x, params, eps)",
+        tol=TOLERANCES["float32"],
+    )
+
+
+@pytest.mark.points(1)
 def test_stack_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A float32 stream stays float32 through the stack."""
     params = {k: v.astype(np.float32) for k, v in _params(reference, rng, n_layers=2, C=8).items()}
@@ -228,14 +255,19 @@ def _trace_hints(
 
 
 def _check_trace(
-    student: StudentProxy, reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], placement: str
+    student: StudentProxy,
+    reference: Reference,
+    x: np.ndarray,
+    params: dict[str, np.ndarray],
+    placement: str,
+    eps: float = EPS,
 ) -> None:
     expect_array(
-        student.stack_trace(x, params, eps=EPS, placement=placement),
-        reference.stack_trace(x, params, eps=EPS, placement=placement),
+        student.stack_trace(x, params, eps=eps, placement=placement),
+        reference.stack_trace(x, params, eps=eps, placement=placement),
         what=f'stack_trace(x, params, eps, placement="{placement}")',
         tol=TOL,
-        hints=_trace_hints(reference, x, params, EPS, placement),
+        hints=_trace_hints(reference, x, params, eps, placement),
     )
 
 
@@ -251,6 +283,33 @@ def test_trace_postnorm(student: StudentProxy, reference: Reference, rng: np.ran
     """The post-norm trace: the sublayer reads the raw stream; the sum is recorded before its norm."""
     params, x = _params(reference, rng, n_layers=3, C=10), rng.standard_normal((6, 10)) * 4.0
     _check_trace(student, reference, x, params, "post")
+
+
+@pytest.mark.points(1)
+def test_trace_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """stack_trace passes its eps to every norm, pre-norm and post-norm."""
+    params, x = _params(reference, rng, n_layers=2, C=6), rng.standard_normal((5, 6)) * 0.05
+    for placement in ("pre", "post"):
+        _check_trace(student, reference, x, params, placement, eps=1e-2)
+
+
+@pytest.mark.points(1)
+def test_trace_leaves_its_inputs_unchanged(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """stack_trace leaves x and every array of params exactly as they were, pre-norm and post-norm."""
+    params, x = _params(reference, rng, n_layers=2, C=8), rng.standard_normal((2, 3, 8)) * 2.0
+    for placement in ("pre", "post"):
+        got = student.stack_trace(x, params, eps=EPS, placement=placement)
+        changed = student.recorded().mutated
+        expect_attempt(
+            got,
+            reference.stack_trace(x, params, eps=EPS, placement=placement),
+            what=f'stack_trace(x, params, eps, placement="{placement}")',
+            tol=TOL,
+            hints=_trace_hints(reference, x, params, EPS, placement),
+        )
+        expect_untouched(changed, function="stack_trace")
 
 
 @pytest.mark.points(1)
@@ -270,6 +329,18 @@ def test_depth_rms(student: StudentProxy, reference: Reference, rng: np.random.G
     expect_array(
         student.depth_rms(x, params, eps=EPS),
         reference.depth_rms(x, params, eps=EPS),
+        what="depth_rms(x, params, eps)",
+        tol=TOL,
+    )
+
+
+@pytest.mark.points(1)
+def test_depth_rms_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """depth_rms passes its eps to every norm of both stacks."""
+    params, x = _params(reference, rng, n_layers=3, C=8), rng.standard_normal((2, 3, 8)) * 0.05
+    expect_array(
+        student.depth_rms(x, params, eps=1e-2),
+        reference.depth_rms(x, params, eps=1e-2),
         what="depth_rms(x, params, eps)",
         tol=TOL,
     )
