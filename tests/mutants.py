@@ -551,6 +551,20 @@ MUTANTS = [
         None,
     ),
     (
+        "path_forward_ignores_eps",
+        "gradient_path",
+        "inputs.append(block_forward(inputs[-1], w, b, arrangement, eps))",
+        "inputs.append(block_forward(inputs[-1], w, b, arrangement))",
+        None,
+    ),
+    (
+        "quant_report_ignores_eps",
+        "quantization",
+        "s, zeroed = quantized_stack(x, weights, k, axis, eps)",
+        "s, zeroed = quantized_stack(x, weights, k, axis)",
+        None,
+    ),
+    (
         "ln_backward_float16_not_widened",
         "layernorm",
         "wide = np.float32 if x.dtype == np.float16 else x.dtype",

@@ -120,6 +120,19 @@ def test_gradient_path_of_the_lesson_setup(student: StudentProxy, reference: Ref
 
 
 @pytest.mark.points(1)
+def test_gradient_path_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """gradient_path passes its eps to every block, forward and backward (a large eps, post and pre)."""
+    x, weights, biases = _setup(rng, 4, 8, (3,), scale=1.0)
+    for arrangement in ("post", "pre"):
+        expect_array(
+            student.gradient_path(x, weights, biases, arrangement, eps=0.5),
+            reference.gradient_path(x, weights, biases, arrangement, eps=0.5),
+            what=f"gradient_path(x, weights, biases, {arrangement!r}, eps)",
+            tol=TOL,
+        )
+
+
+@pytest.mark.points(1)
 def test_block_backward_leaves_its_inputs_unchanged(
     student: StudentProxy, reference: Reference, rng: np.random.Generator
 ) -> None:

@@ -124,25 +124,33 @@ def test_quantized_stack_in_float(student: StudentProxy, reference: Reference, r
     _check_stack(student, reference, x, weights, None)
 
 
-def _report_hints(reference: Reference, x: np.ndarray, weights: np.ndarray, bits: Any, axis: Any) -> np.ndarray:
+def _report_hints(
+    reference: Reference, x: np.ndarray, weights: np.ndarray, bits: Any, axis: Any, eps: float = 1e-6
+) -> np.ndarray:
     """The drift over the whole stream instead of the median over channels."""
-    f = reference.quantized_stack(x, weights, None, axis)[0]
+    f = reference.quantized_stack(x, weights, None, axis, eps)[0]
     rows = []
     for k in bits:
-        s = reference.quantized_stack(x, weights, k, axis)[0]
+        s = reference.quantized_stack(x, weights, k, axis, eps)[0]
         rows.append([np.linalg.norm(a - b) / np.linalg.norm(b) for a, b in zip(s, f, strict=True)])
     return np.asarray(rows)
 
 
 def _check_report(
-    student: StudentProxy, reference: Reference, x: np.ndarray, weights: np.ndarray, bits: Any, axis: Any
+    student: StudentProxy,
+    reference: Reference,
+    x: np.ndarray,
+    weights: np.ndarray,
+    bits: Any,
+    axis: Any,
+    **kwargs: Any,
 ) -> None:
-    got = student.quantization_report(x, weights, bits, axis=axis)
-    want = reference.quantization_report(x, weights, bits, axis=axis)
+    got = student.quantization_report(x, weights, bits, axis=axis, **kwargs)
+    want = reference.quantization_report(x, weights, bits, axis=axis, **kwargs)
     expect_keys(got, KEYS, what="quantization_report(...)")
     for key in KEYS:
         hints = (
-            [(_report_hints(reference, x, weights, bits, axis), "hint.quant_error_whole_stream")]
+            [(_report_hints(reference, x, weights, bits, axis, **kwargs), "hint.quant_error_whole_stream")]
             if key == "error"
             else []
         )
@@ -166,6 +174,13 @@ def test_quantization_report_of_the_setup(student: StudentProxy, reference: Refe
     x, weights = quantization_setup()
     for axis in (None, 0):
         _check_report(student, reference, x, weights, (None, 8, 4, 2), axis)
+
+
+@pytest.mark.points(1)
+def test_quantization_report_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantization_report passes its eps to every norm, in the float run and the quantized ones."""
+    x, weights = _stack(rng, 3, 8, (2, 4), 0.0, 2)
+    _check_report(student, reference, x * 0.1, weights, (None, 4), None, eps=1e-2)
 
 
 @pytest.mark.points(1)
