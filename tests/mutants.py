@@ -571,4 +571,11 @@ MUTANTS = [
         "wide = x.dtype",
         "hint.float16_overflow",
     ),
+    (
+        "scale_response_abs_scale",
+        "compare",
+        "return _output_change(x, x * scale)",
+        "return _output_change(x, x * abs(scale))",
+        None,
+    ),
 ]

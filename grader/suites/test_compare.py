@@ -79,3 +79,9 @@ def test_scale_response(student: StudentProxy, reference: Reference, rng: np.ran
 def test_scale_response_small_scale(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """A small scale pushes the input toward eps, where the norms stop being scale invariant."""
     _check_response(student, reference, rng, "scale_response", 1e-3)
+
+
+@pytest.mark.points(1)
+def test_scale_response_negative_scale(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """scale_response also works for a negative scale, which flips the sign of both outputs."""
+    _check_response(student, reference, rng, "scale_response", -2.0)
