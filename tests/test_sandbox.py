@@ -50,6 +50,17 @@ def test_doctor_without_bubblewrap_reports_honestly():
     assert layers["process"]["active"] and layers["wall-clock"]["active"]
 
 
+def test_a_bubblewrap_that_cannot_make_namespaces_is_not_told_to_be_installed(tmp_path):
+    """A container that forbids user namespaces (Docker's default, perhaps Gradescope's): bwrap
+    is there and fails, so "install it" would send the instructor the wrong way."""
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    out = normlab("doctor", "--json", NORMLAB_BWRAP=str(fake))
+    detail = {entry["layer"]: entry for entry in json.loads(out.stdout)}["namespaces"]["detail"]
+    assert out.returncode == 1 and "apt-get install" not in detail and "require_sandbox = false" in detail
+
+
 def test_missing_layer_is_a_hard_error_when_required():
     out = normlab("grade", "solutions", "--require-sandbox", NORMLAB_BWRAP="/nonexistent/bwrap")
     assert out.returncode == 3 and "namespaces" in out.stderr and out.stdout == ""

@@ -92,7 +92,7 @@ def machine(bwrap: str | None = None) -> Machine:
     """What this machine offers; ``bwrap`` names the bubblewrap binary (default: on PATH)."""
     path = bwrap or shutil.which("bwrap")
     if path is None or not Path(path).exists():
-        bwrap, bwrap_problem = None, "bubblewrap (bwrap) is not installed"
+        bwrap, bwrap_problem = None, NOT_INSTALLED
     else:
         problem = _try_bwrap(path)
         bwrap, bwrap_problem = (path, "") if not problem else (None, problem)
@@ -171,13 +171,27 @@ def _nothing() -> None:
     """No preparation: a forked worker is started by its zygote, not by us."""
 
 
+NOT_INSTALLED = "bubblewrap (bwrap) is not installed"
+
+
+def _bwrap_remedy(m: Machine) -> str:
+    if m.bwrap_problem == NOT_INSTALLED:
+        return "install it: apt-get install bubblewrap"
+    # Installed, but this machine (a container, most often) does not let it make namespaces.
+    return (
+        "bubblewrap is installed but cannot isolate here: run the grader where unprivileged user "
+        "namespaces are allowed (a container needs them allowed by its runtime), or accept fewer "
+        "layers with require_sandbox = false in the course file"
+    )
+
+
 def missing_layers(m: Machine, python: Interpreter, *, baseline: bool = False) -> dict[str, str]:
     """The optional layers this machine cannot provide, each with the reason and the remedy."""
     if baseline:
         return {layer: "disabled for a process-only baseline" for layer in OPTIONAL_LAYERS}
     missing = {}
     if m.bwrap is None:
-        missing["namespaces"] = f"{m.bwrap_problem}; install it: apt-get install bubblewrap"
+        missing["namespaces"] = f"{m.bwrap_problem}; {_bwrap_remedy(m)}"
     if not m.root:
         missing["unprivileged-uid"] = "the grader is not running as root, so it cannot give workers their own uid"
     elif m.bwrap is not None and not m.setpriv:
