@@ -55,6 +55,9 @@ class Options:
     answers_beside_lone_file: bool = True
     """A lone ``.py`` file's answers are the ``verification.toml`` beside it; False in a class
     folder (``grade-class``), where that file would be every one-file student's."""
+    answers_elsewhere: Path | None = None
+    """An answers file to read when none lies beside the work (a Gradescope upload's one
+    ``verification.toml``, in another folder than the exercises)."""
 
 
 def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
@@ -89,9 +92,14 @@ def _questions(
     bank = questions.load()
     if not bank.hidden:
         raise GraderFault("the question bank's keys are not installed (is this a student copy of the grader?)")
-    answers = verification.find(submission, beside_lone_file=options.answers_beside_lone_file, stopped=stopped)
+    answers = verification.find(
+        submission,
+        beside_lone_file=options.answers_beside_lone_file,
+        stopped=stopped,
+        elsewhere=options.answers_elsewhere,
+    )
     results, manual = verification.score(bank, answers)
-    return results, manual, [answers.problem] if answers.problem is not None else []
+    return results, manual, [m for m in (answers.problem, answers.note) if m is not None]
 
 
 def _failed_names(cells: list[notebook.CodeCell], worker: Worker) -> Callable[[], dict[str, notebook.CodeCell]]:

@@ -14,6 +14,7 @@ result with a message, never a grader fault.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 import json
 import math
@@ -45,6 +46,8 @@ class Answers:
     """Where the answers were read: the file name, or ``notebook``."""
     problem: Message | None = None
     """Why no answer could be read (a missing or malformed file); every part scores 0."""
+    note: Message | None = None
+    """Where the answers came from, when the student may not expect it (nothing is lost)."""
 
 
 def _read_capped(path: Path, limit: int = MAX_ANSWERS_BYTES) -> bytes | None:
@@ -220,19 +223,50 @@ def _assign(values: dict[str, dict[str, Any]], qid: str, part: str | ByCode | No
         values[qid][part] = value
 
 
-def find(path: str | Path, *, beside_lone_file: bool = True, stopped: dict[int, int] | None = None) -> Answers:
+def find(
+    path: str | Path,
+    *,
+    beside_lone_file: bool = True,
+    stopped: dict[int, int] | None = None,
+    elsewhere: Path | None = None,
+) -> Answers:
     """The answers of a submission: its notebook, or the answers file beside its exercises.
-    ``beside_lone_file=False``: a lone ``.py`` file has none (in a class folder the file beside
-    it would be the whole class's, not this student's). ``stopped``: see :func:`from_notebook`."""
+    ``beside_lone_file=False``: a lone ``.py`` file (or notebook) has no answers file (in a
+    class folder the file beside it would be the whole class's, not this student's).
+    ``stopped``: see :func:`from_notebook`. ``elsewhere``: the answers file to read when none
+    lies beside the work (the one file of a Gradescope upload, in another folder)."""
     origin = Path(path)
+    folder = origin if origin.is_dir() else origin.parent
+    beside = folder / ANSWERS_FILE
     if origin.suffix == ".ipynb":  # read whole, as it is graded: plots make 256 KiB notebooks common
-        return from_notebook(_read_capped(origin, notebook.MAX_NOTEBOOK_BYTES), stopped)
+        answers = from_notebook(_read_capped(origin, notebook.MAX_NOTEBOOK_BYTES), stopped)
+        return _or_beside_notebook(answers, beside if beside.is_file() else elsewhere) if beside_lone_file else answers
     if not origin.is_dir() and not beside_lone_file:
         return Answers({}, ANSWERS_FILE, Message("question.lone_file", {"file": ANSWERS_FILE}))
-    folder = origin if origin.is_dir() else origin.parent
-    if _hard_linked(folder / ANSWERS_FILE):  # it may be someone else's file: never read through it
+    note = None
+    if not beside.exists() and elsewhere is not None:
+        beside, note = elsewhere, Message("question.file_elsewhere", {"file": ANSWERS_FILE})
+    if _hard_linked(beside):  # it may be someone else's file: never read through it
         return Answers({}, ANSWERS_FILE, Message("question.file_linked", {"file": ANSWERS_FILE}))
-    return from_toml(_read_capped(folder / ANSWERS_FILE))
+    answers = from_toml(_read_capped(beside))
+    return answers if answers.problem is not None else dataclasses.replace(answers, note=note)
+
+
+def _or_beside_notebook(answers: Answers, file: Path | None) -> Answers:
+    """A notebook's answers, or, when its answer cells are all blank, those of the answers file
+    handed in beside it (a student who filled in verification.toml); either way said."""
+    if file is None or not file.is_file() or _hard_linked(file):
+        return answers
+    if any(not is_blank(v) for parts in answers.values.values() for k, v in parts.items() if k != WRITTEN):
+        return dataclasses.replace(answers, note=Message("question.file_not_read", {"file": ANSWERS_FILE}))
+    from_file = from_toml(_read_capped(file))
+    if from_file.problem is not None:
+        return answers
+    values = {qid: dict(parts) for qid, parts in from_file.values.items()}
+    for qid, parts in answers.values.items():  # a written answer in the notebook's cell still counts
+        if not is_blank(parts.get(WRITTEN)):
+            values.setdefault(qid, {})[WRITTEN] = parts[WRITTEN]
+    return Answers(values, ANSWERS_FILE, note=Message("question.file_read_for_notebook", {"file": ANSWERS_FILE}))
 
 
 def _hard_linked(path: Path) -> bool:

@@ -117,6 +117,17 @@ def test_a_submission_zipped_with_its_folder_is_found_inside_it(autograder):
     assert results["score"] == pytest.approx(sum(t["max_score"] for t in results["tests"])) and results["score"] > 100
 
 
+def test_the_uploads_one_answers_file_is_read_wherever_it_lies(autograder):
+    """Modules in a folder, verification.toml at the upload's root: its answers count, and a
+    note says where they were read (a trial lost the 23 auto-graded question points)."""
+    root, env = autograder
+    files = {f"my_work/{m}.py": (course.solutions_dir() / f"{m}.py").read_text() for m in MODULES}
+    files[ANSWERS_FILE] = (course.solutions_dir() / ANSWERS_FILE).read_text()
+    results = _run(root, env, files)
+    assert results["score"] == pytest.approx(sum(t["max_score"] for t in results["tests"]))
+    assert "the one elsewhere in your upload was read" in results["output"]
+
+
 def test_of_several_files_the_one_that_holds_the_work_is_graded_and_the_choice_said(tmp_path):
     """A solved notebook beside an untouched copy, a solved .py beside the blank released
     notebook: the file that implements the lab is graded, and a note names it (a trial's

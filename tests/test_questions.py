@@ -545,3 +545,22 @@ def test_a_part_named_like_a_change_by_code_is_an_item_assignment():
         cell = f"answers_q2 = {literal!r}\nanswers_q2[{name!r}] = 1"
         answers = verification.from_notebook(_notebook(cell))
         assert {k: v for k, v in answers.values["q2"].items() if k != name} == literal
+
+
+def test_an_answers_file_beside_a_notebook_is_read_when_the_notebooks_answers_are_blank(tmp_path):
+    """A student who filled in verification.toml and handed in the notebook with it: blank
+    answer cells, so the file's answers count (a trial lost 23 points, silently); a notebook
+    with answers keeps its own, and a note says the file was not read."""
+    (tmp_path / ANSWERS_FILE).write_text((course.solutions_dir() / ANSWERS_FILE).read_text())
+    blank = {qid: {k: None for k in parts if k != WRITTEN} for qid, parts in reference_answers().items()}
+    cell = "\n".join(f"answers_{qid} = {parts!r}" for qid, parts in blank.items())
+    path = tmp_path / "lab.ipynb"
+    path.write_bytes(_notebook(cell))
+    answers = verification.find(path)
+    assert answers.note is not None and answers.note.id == "question.file_read_for_notebook"
+    assert _total(verification.score(BANK, answers)[0]) == AUTO_POINTS
+    assert verification.find(path, beside_lone_file=False).note is None  # a class folder's file is not the student's
+    path.write_bytes(_notebook(notebook_answer_cell()))
+    answers = verification.find(path)
+    assert answers.note is not None and answers.note.id == "question.file_not_read"
+    assert answers.where == "notebook" and _total(verification.score(BANK, answers)[0]) == AUTO_POINTS

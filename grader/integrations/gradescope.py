@@ -25,6 +25,7 @@ from grader import course, notebook, policy
 from grader.course import MODULES
 from grader.integrations.gradescope_manual import manual_questions
 from grader.messages import Message
+from grader.questions import ANSWERS_FILE
 from grader.report import reporters
 from grader.report.store import write_atomic
 from grader.runner import FINAL, Options, grade
@@ -224,9 +225,14 @@ def run(root: Path) -> int:
     """Grade ``root/submission`` and write ``root/results/results.json``; return an exit code."""
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
-    options = Options(suites=FINAL, single=True)  # results.json: the questions' auto-graded parts only (Decision 8)
-    settings = options.settings
     work, note = find_submission(root / "submission")
+    # The upload's one answers file, read if none lies beside the work (a folder of modules
+    # with verification.toml one level up, a notebook with it in another folder).
+    answer_files = [path for path in _files(root / "submission") if path.name == ANSWERS_FILE]
+    elsewhere = answer_files[0] if len(answer_files) == 1 else None
+    # results.json: the questions' auto-graded parts only (Decision 8)
+    options = Options(suites=FINAL, single=True, answers_elsewhere=elsewhere)
+    settings = options.settings
     report = grade(work, options)
     if note is not None:
         report = dataclasses.replace(report, notes=(note, *report.notes))
