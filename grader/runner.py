@@ -99,7 +99,12 @@ def _questions(
         elsewhere=options.answers_elsewhere,
     )
     results, manual = verification.score(bank, answers)
-    return results, manual, [m for m in (answers.problem, answers.note) if m is not None]
+    notes = [m for m in (answers.problem, answers.note) if m is not None]
+    malformed = verification.form_problems(bank, answers)
+    if malformed:  # said at once: on Gradescope the parts' own messages wait for the due date
+        parts = ", ".join(f"{qid}.{problem.params.get('part', '?')}" for qid, problem in malformed)
+        notes.append(Message("question.malformed_note", {"parts": parts}))
+    return results, manual, notes
 
 
 def _failed_names(cells: list[notebook.CodeCell], worker: Worker) -> Callable[[], dict[str, notebook.CodeCell]]:

@@ -314,7 +314,8 @@ def _letters(value: Any, several: bool = False) -> list[str] | None:
     items = value if isinstance(value, list) else [value]
     if not all(isinstance(v, str) for v in items):
         return None
-    return sorted({v.strip().lower().strip(")") for v in items})
+    # "b", "B", "b)", "(b)" and "b." all mean option b.
+    return sorted({v.strip().lower().strip("().") for v in items})
 
 
 def _option_feedback(part: Part, letter: str) -> Message:

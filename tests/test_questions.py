@@ -263,6 +263,9 @@ def test_letters_written_as_one_string_count_where_several_may_be_ticked():
     assert verification.judge(multiple, ", ".join(right))[1] == multiple.points
     assert verification.judge(multiple, " ".join(right))[1] == multiple.points
     assert verification.form_problem(single, "a, c") is not None and verification.form_problem(single, "a") is None
+    for written in ("(b)", "b)", "B", "b."):  # how students write an option: a trial lost "(b)"
+        assert verification.form_problem(single, written) is None, written
+        assert verification.judge(single, written) == verification.judge(single, "b")
 
 
 def test_the_student_zip_answers_and_checks_the_questions_without_keys(tmp_path):
@@ -564,3 +567,17 @@ def test_an_answers_file_beside_a_notebook_is_read_when_the_notebooks_answers_ar
     answers = verification.find(path)
     assert answers.note is not None and answers.note.id == "question.file_not_read"
     assert answers.where == "notebook" and _total(verification.score(BANK, answers)[0]) == AUTO_POINTS
+
+
+def test_an_answer_of_the_wrong_form_is_said_at_once(tmp_path):
+    """A part's own message waits for the due date on Gradescope, too late to fix a form the
+    grader cannot read ("zz" for one letter, text for a number): a note, shown at once, names
+    the parts (never the key)."""
+    from grader.runner import FINAL, Options, grade
+
+    sub = copy_solutions(tmp_path / "sub")
+    text = (course.solutions_dir() / ANSWERS_FILE).read_text()
+    text = text.replace('[q1]\na = "b"', '[q1]\na = "zz"', 1).replace("b = 64", 'b = "sixty-four"', 1)
+    (sub / ANSWERS_FILE).write_text(text)
+    notes = [n for n in grade(sub, Options(suites=FINAL)).notes if n.id == "question.malformed_note"]
+    assert len(notes) == 1 and notes[0].params["parts"] == "q1.a, q2.b"
