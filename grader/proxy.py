@@ -232,8 +232,11 @@ class StudentProxy:
         start = time.monotonic()
         try:
             reply = self._worker.call(function, args, kwargs, seconds=seconds)
-        except NotebookStopped:
+        except NotebookStopped as stopped:
             self._spent += time.monotonic() - start
+            if stopped.too_slow:
+                seconds = self._limits.notebook_seconds
+                raise StudentTimeout(function, [Message("fault.notebook_too_slow", {"seconds": seconds})]) from None
             raise StudentCrashed(function, [Message("fault.notebook_stopped")]) from None
         # A notebook's cells, run once as Jupyter ran them, are not its functions' time (each
         # cell has its own limit); running them again after a crash or a timeout is.

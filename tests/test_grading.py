@@ -194,6 +194,25 @@ def test_a_notebooks_slow_cells_do_not_spend_the_submissions_budget(tmp_path):
     assert rms and all(r.status is Status.PASSED for r in rms), [(r.name, r.status) for r in rms]
 
 
+def test_a_notebook_whose_cells_run_too_long_altogether_stops_in_bounded_time(tmp_path):
+    """Each cell has its own limit and the first run is not the budget's: a thousand cells just
+    under their limit would hold a grading for hours. Past ``notebook_seconds`` in all, no
+    function is called, each test says why, and the grading ends."""
+    import time
+
+    source = (course.solutions_dir() / "rmsnorm.py").read_text()
+    slow = [nbformat.v4.new_code_cell("import time\ntime.sleep(0.8)") for _ in range(40)]
+    path = tmp_path / "slow.ipynb"
+    path.write_text(_notebook([*slow, nbformat.v4.new_code_cell(source)]))
+    tight = current_settings().replace(limits=Limits(notebook_seconds=2.0))
+    began = time.monotonic()
+    report = grade(path, Options(suites=("public",), settings=tight, select="rmsnorm"))
+    assert time.monotonic() - began < 15  # the cells alone would take 32 s
+    rms = [r for r in report.results if r.exercise == "rmsnorm"]
+    assert rms and all(r.score == 0 for r in rms)
+    assert all(m.id == "fault.notebook_too_slow" for r in rms for m in r.messages)
+
+
 def test_patching_allclose_does_not_help(tmp_path):
     sub = patched(
         tmp_path / "sub",

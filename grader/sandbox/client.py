@@ -9,6 +9,7 @@ never block the worker or fill our memory.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import select
@@ -258,7 +259,12 @@ class PopenChild:
 
 class NotebookStopped(Exception):
     """A notebook's cells keep the worker from starting (they stop it or hang) in a way that
-    skipping one cell at a time does not mend; the student's fault, for every call."""
+    skipping one cell at a time does not mend, or take longer than ``Limits.notebook_seconds``
+    all together (``too_slow``); the student's fault, for every call."""
+
+    def __init__(self, cell: int | None, too_slow: bool = False) -> None:
+        super().__init__(cell)
+        self.too_slow = too_slow
 
 
 class Worker:
@@ -290,6 +296,10 @@ class Worker:
         it: what a report may say. A cell skipped on a later start may have behaved on what a
         hidden test did (a crash that restarts the worker), so naming it could tell that."""
         self._req_w = -1
+        self.stopped: NotebookStopped | None = None
+        """Why the notebook cannot start, once known: every later call fails at once."""
+        self._cells_until: float | None = None
+        """When the first start's cells, all together, run out of time (``Limits.notebook_seconds``)."""
         self._prestarted = False
         """A worker was started by :meth:`prestart` and is not known to be ready yet."""
         self._stderr = CappedBuffer(limits.output_bytes)
@@ -343,13 +353,20 @@ class Worker:
     def _start(self) -> None:
         """Start a worker. A notebook's cells run before it is ready: a cell that runs past its
         time or stops the process is skipped, and the worker started again without it."""
+        if self.cell_outcomes is None and self._cells_until is None:  # the first start: its cells' time
+            self._cells_until = time.monotonic() + self.limits.notebook_seconds
         while True:
             if not self._prestarted:
                 self.launch = self.make_launch()
                 self._spawn(self.launch)
             self._prestarted = False
             reply = self._wait(deadline=time.monotonic() + max(self.limits.cell_seconds, 30.0), per_cell=True)
-            if reply.kind is ReplyKind.ANSWER and reply.message.get("event") == "ready":
+            ready = reply.kind is ReplyKind.ANSWER and reply.message.get("event") == "ready"
+            if not ready and self.cell_outcomes is None and time.monotonic() >= (self._cells_until or math.inf):
+                self.kill()
+                self.stopped = NotebookStopped(reply.cell, too_slow=True)
+                raise self.stopped
+            if ready:
                 self.ready = reply.message
                 if self.cell_outcomes is None:  # the first run's outcomes: later runs are the same cells
                     self.cell_outcomes = reply.message.get("cells")
@@ -361,7 +378,8 @@ class Worker:
                 detail = f"{reply.kind.value}): {reply.detail} {reply.stderr[-2000:]}"
                 raise GraderFault(f"the worker did not start ({detail}")
             if reply.cell in self.skipped_cells:
-                raise NotebookStopped(reply.cell)  # skipping it did not help: the report is off
+                self.stopped = NotebookStopped(reply.cell)  # skipping it did not help: the report is off
+                raise self.stopped
             # A cell that wrote on the grader's channel (a frame, or bytes that are none) is the
             # student's doing like one that hung or crashed: skipped, and the worker started again.
             self.skipped_cells[reply.cell] = SKIP_REASONS.get(reply.kind, "channel")
@@ -431,6 +449,8 @@ class Worker:
                 if value.get("cell") in self.cells:
                     cell = value["cell"]
                     deadline = time.monotonic() + self.limits.cell_seconds
+                    if self._cells_until is not None and self.cell_outcomes is None:
+                        deadline = min(deadline, self._cells_until)
                 continue
             return Reply(ReplyKind.ANSWER, message=value, importing=importing, cell=cell)
 
@@ -445,6 +465,8 @@ class Worker:
 
     def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply:
         """Run ``function(*args, **kwargs)`` in the worker, starting it if needed."""
+        if self.stopped is not None:  # the notebook cannot start: starting it again would not help
+            raise self.stopped.with_traceback(None)
         first = 0.0
         if self.proc is None or self._prestarted:
             began, fresh = time.monotonic(), self.cell_outcomes is None and not self.ready

@@ -56,6 +56,10 @@ class Limits:
     """After this many timeouts of one function, its remaining calls are not run."""
     submission_seconds: float = 600.0
     """Wall-clock budget for all calls of one submission; later calls are not run."""
+    notebook_seconds: float = 300.0
+    """Wall-clock limit for a notebook's cells, all together, when its worker first starts (not
+    counted in ``submission_seconds``): each cell has its own limit, but a thousand slow cells
+    must not hold a grading for hours."""
 
     @property
     def cell_seconds(self) -> float:
