@@ -20,6 +20,7 @@ import numpy as np
 
 from grader import checks, course
 from grader.expected import Expected
+from grader.twins import TwinExpected
 
 DEFAULT_POINTS = 1.0
 FIXTURE_NAMES = ("student", "reference", "rng", "sublayer", "expected")
@@ -92,8 +93,11 @@ FIXTURES: dict[str, Callable[[FixtureContext], Any]] = {
     "rng": lambda context: np.random.default_rng(context.seed),
     # ``sublayer("scale", factor=0.01)``: a sublayer that crosses to the worker as data.
     "sublayer": lambda context: checks.Sublayer,
-    # The public tests' answers, from the course's own copy (never the submission's).
-    "expected": lambda context: course_expected(),
+    # The public tests' answers, from the course's own copy (never the submission's); in a
+    # final grading (the reference loaded), each check also judged on its twin (twins.py).
+    "expected": lambda context: (
+        course_expected() if context.reference is None else TwinExpected(course_expected(), context.reference)
+    ),
 }
 
 

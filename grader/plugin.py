@@ -35,6 +35,7 @@ from grader.messages import Message
 from grader.model import CheckResult, Status, Visibility
 from grader.proxy import StudentProxy
 from grader.reference import Reference
+from grader.twins import TwinExpected
 
 OUTPUT_SHOWN = 4000  # characters of student print output kept per public test
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
@@ -140,7 +141,10 @@ class GradingPlugin:
         context = discovery.FixtureContext(proxy, self._reference, discovery.seed(Path(str(item.path)).stem, item.name))
         exc: BaseException | None = None
         try:
-            item.obj(**{name: discovery.FIXTURES[name](context) for name in meta.fixtures})
+            fixtures = {name: discovery.FIXTURES[name](context) for name in meta.fixtures}
+            item.obj(**fixtures)
+            if isinstance(fixtures.get("expected"), TwinExpected):
+                fixtures["expected"].verify()  # after the test's own checks of its last call
         except KeyboardInterrupt:
             raise
         except BaseException as raised:  # pytest.skip and pytest.fail raise BaseExceptions

@@ -219,14 +219,9 @@ ATTACKS = [
         {"check.value_hidden", "check.value_public", "check.assertion", "check.about_zero"},
     ),
     # The public example prints its expected values; a copy of them is the right answer for
-    # that one input (not a wrong answer that scores). Every other test must score 0.
-    attack(
-        "rmsnorm_hardcoded_public.py",
-        (16,),
-        FAILED,
-        WRONG,
-        allowed_passes={"rmsnorm/public/test_rmsnorm_small_example"},
-    ),
+    # that one input, but a final grading also tries the input's twin (twins.py), which the
+    # copy gets wrong. Every test must score 0.
+    attack("rmsnorm_hardcoded_public.py", (16,), FAILED, WRONG | {"check.public_twin"}),
     # -- looking for the reference or the hidden tests ----------------------------------------------
     attack("rmsnorm_stack_walk.py", (17,), FAILED, WRONG),
     attack(

@@ -312,6 +312,47 @@ def test_trivial_code_scores_zero_on_every_public_test(family: str, graded: dict
     )
 
 
+def lookup_table_text() -> str:
+    """A submission that computes nothing: each graded function hashes its arguments as the
+    public tests' answers file does and returns the recorded answer (every student has the file)."""
+    import inspect
+    import json
+
+    from grader import course, public
+
+    calls = json.loads((course.exercises_dir() / public.ANSWERS_FILE).read_text())["calls"]
+    names = sorted({entry["function"] for entry in calls.values()})
+    helpers = "\n\n".join(inspect.getsource(f) for f in (public._canonical, public.key, public.decode))
+    table = f"CALLS = json.loads({json.dumps(calls)!r})\n"
+    lookup = (
+        "def _make(name):\n"
+        "    def answer(*args, **kwargs):\n"
+        "        entry = CALLS.get(key(name, args, kwargs))\n"
+        "        return None if entry is None else decode(entry['answer'])\n"
+        "    answer.__name__ = name\n"
+        "    return answer\n"
+    )
+    made = "".join(f"{name} = _make({name!r})\n" for name in names)
+    imports = "import base64\nimport hashlib\nimport json\nfrom typing import Any\n\nimport numpy as np\n\n"
+    return imports + helpers + "\n\n" + table + lookup + made
+
+
+def test_a_table_of_the_public_answers_earns_only_what_has_no_array_to_turn(tmp_path: Path) -> None:
+    """The public answers ship to students; a table of them passed all 25 public tests (a red
+    team). A final grading repeats each public check on its twin (arrays' first axis reversed):
+    only calls without such an array stay memorizable (op_counts(C), a config file)."""
+    from grader.runner import Options, grade
+
+    path = tmp_path / "lookup.py"
+    path.write_text(lookup_table_text())
+    report = grade(path, Options(suites=("public", "hidden")))
+    public = [r for r in report.results if r.visibility.value == "public"]
+    passed = {r.exercise for r in public if r.score}
+    assert public and passed <= {"compare", "inspect_config"} and sum(r.score for r in public) <= 3, passed
+    assert any(m.id == "check.public_twin" for r in public for m in r.messages)
+    assert sum(r.score for r in report.results if r.visibility.value == "hidden") == 0
+
+
 if __name__ == "__main__":  # write one family's submission, to grade it by hand
     import sys
 
