@@ -383,7 +383,8 @@ def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
     if len(letters) == len(part.options):
         # Every option ticked: which ones are false, or how many, would be the key (or half of it).
         return round(share, 6), [Message("question.all_ticked", {"part": part.id})]
-    messages = [Message("question.wrong_choices", {"part": part.id, "wrong": len(wrong), "total": len(part.options)})]
+    # Not how many are wrong: with the options named below, the count gave the whole key.
+    messages = [Message("question.wrong_choices", {"part": part.id})]
     # Feedback only on options ticked wrongly: the feedback of one left out would reveal the key.
     messages += [_option_feedback(part, o.id) for o in wrong if o.id in letters]
     return round(share, 6), messages

@@ -175,6 +175,8 @@ def test_only_wrongly_ticked_options_get_their_feedback():
     right = sorted(o.id for o in part.options if o.correct)
     _, _, messages = verification.judge(part, right[:1])  # one true statement left out
     assert [m.id for m in messages] == ["question.wrong_choices"]  # its feedback would reveal it
+    # Nor how many are wrong: with the wrongly ticked ones named, the count told the rest (a red team).
+    assert messages[0].params == {"part": part.id}
 
 
 def test_the_public_bank_has_no_key_and_cannot_score_but_finds_blanks():
