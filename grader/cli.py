@@ -384,7 +384,8 @@ def _finish_class(seen: list[StudentOutcome]) -> None:
     from grader.classgrade import State
 
     counts = {state: sum(o.state is state for o in seen) for state in State}
-    by_hand = max((policy.manual_points(o.report) for o in seen if o.report is not None), default=0.0)
+    shown = [o for o in seen if o.report is not None and o.state is not State.UNCHANGED]
+    by_hand = max((policy.manual_points(o.report) for o in shown if o.report is not None), default=0.0)
     if by_hand:  # the maximum above is the automatic part; nbgrader's counts the written answers too
         click.echo(f"the scores above are the automatic part; the written answers add {by_hand:g} points, by hand")
     rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
@@ -451,20 +452,49 @@ def grade_class(
     """
     from grader.classgrade import ClassRun
     from grader.classgrade import grade_class as run_class
-    from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv, save_policy
+    from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv, save_policy, save_roster
     from grader.runner import FINAL, Options
 
     settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
     source = FolderClass(Path(submissions).resolve(), Path(output_dir).resolve())
+    settings = _class_policy(settings, source.out)
+    _known_students(source, students)
     # Every suite a final grade holds, the questions' auto-graded parts included, as autograde.
     # A <student>.py has no answers file: one beside it in the class folder is nobody's own.
     options = Options(suites=FINAL, settings=settings, answers_beside_lone_file=False)
     run = ClassRun(source, FolderPublisher(source, settings.lang), options, force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
-    seen = _echo_class(run_class(run))
-    save_policy(source.out, settings.policy)
-    click.echo(f"wrote {grades_csv(source.out, settings.policy)}")
+    seen: list[StudentOutcome] = []
+    try:
+        seen = _echo_class(run_class(run))
+    finally:  # an interrupted run still leaves grades.csv as its stored grades now stand
+        save_roster(source.out, seen, partial=bool(students) or not seen)
+        save_policy(source.out, settings.policy)
+        click.echo(f"wrote {grades_csv(source.out, settings.policy)}")
+    if not students:
+        _class_summary(seen, source.out / "scores.png", source.root.name)
     _finish_class(seen)
+
+
+def _class_policy(settings: Settings, out: Path) -> Settings:
+    """The policy the class was graded under when no course file is given: a run without one
+    (``--student erin``) must not re-score the whole class under the defaults."""
+    from grader.integrations.folder import saved_policy
+
+    if settings.course_file is not None or not (out / "normlab" / "policy.json").is_file():
+        return settings
+    click.echo("policy: the class's own, from its last run (give --course-file to change it)")
+    return settings.replace(policy=saved_policy(out))
+
+
+def _known_students(source: Any, students: tuple[str, ...]) -> None:
+    """A ``--student`` that names nobody in the class is a mistake to say, not a quiet no-op."""
+    if not students:
+        return
+    known = {s.student for s in source.submissions()}
+    unknown = [name for name in students if name not in known]
+    if unknown:
+        raise UsageExit(f"no hand-in for {', '.join(unknown)} in {source.root}")
 
 
 def _class_summary(outcomes: list[StudentOutcome], image: Path, assignment: str) -> None:

@@ -188,10 +188,15 @@ def test_grade_class_grades_a_folder_of_py_notebook_and_folder_submissions(tmp_p
     first = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--lang", "en")
     assert first.returncode == 3 and "eve" in first.stderr and "links are never followed" in first.stderr
     assert "3 graded, 0 unchanged since the last run, 1 not graded" in first.stdout, first.stdout
-    rows = {row[0]: row[1:] for row in (line.split(",") for line in (out_dir / "grades.csv").read_text().split())}
+    import csv
+
+    with open(out_dir / "grades.csv", newline="") as handle:
+        rows = {row[0]: row[1:] for row in csv.reader(handle)}
     full = rows["alice"][1]
     assert rows["alice"][0] == full and rows["carol"][:2] == [full, full] and rows["bob"][0] == "0"
-    assert "notes" not in rows and "eve" not in rows
+    assert "notes" not in rows and rows["alice"][-1] == "graded"
+    # eve's link was refused: her row says so, with no score (the registrar sees who is missing).
+    assert rows["eve"][:2] == ["", ""] and rows["eve"][-1].startswith("not graded: ")
     assert "bob.py" in (out_dir / "feedback" / "bob.html").read_text()  # named as bob handed it in
 
     again = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--student", "alice", "--student", "bob")
@@ -309,3 +314,32 @@ def test_a_class_run_says_on_the_console_when_a_timestamp_holds_no_date(capsys):
     _echo_outcome(StudentOutcome("s29", State.GRADED, 0.0, 1.0, report=report))
     out = capsys.readouterr().out.splitlines()
     assert "timestamp.txt holds no date" in out[0] and "timestamp" not in out[1]
+
+
+def test_grades_csv_holds_the_class_as_it_stands_and_no_stale_grade(tmp_path):
+    """A student refused this run (a second hand-in) keeps no earlier grade in grades.csv and
+    says why; a student whose hand-in is gone has no row; a --student naming nobody is a usage
+    error (an instructor trial found the stale grades and the quiet no-op)."""
+    import csv
+
+    handed_in = tmp_path / "handed-in"
+    handed_in.mkdir()
+    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    (handed_in / "alice.py").write_text(solved)
+    (handed_in / "xena.py").write_text("import numpy as np\n")
+    out_dir = tmp_path / "out"
+    assert run("grade-class", handed_in, "-o", out_dir, "--no-progress").returncode == 0
+
+    def rows():
+        with open(out_dir / "grades.csv", newline="") as handle:
+            return {row["student"]: row for row in csv.DictReader(handle)}
+
+    assert float(rows()["alice"]["score"]) > 0 and "xena" in rows()
+    (handed_in / "alice").mkdir()  # a second hand-in: alice is refused
+    (handed_in / "xena.py").unlink()  # xena withdrew
+    again = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    assert again.returncode == 3
+    after = rows()
+    assert "xena" not in after and after["alice"]["score"] == "" and "several hand-ins" in after["alice"]["status"]
+    nobody = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--student", "nobody")
+    assert nobody.returncode == 2 and "nobody" in nobody.stderr

@@ -208,8 +208,10 @@ def test_a_new_policy_rescores_a_folder_class_without_grading_again(tmp_path):
     assert len(stamps) == 2
 
     def grades() -> dict[str, list[str]]:
-        lines = (out_dir / "grades.csv").read_text().split()
-        return {row[0]: row[1:] for row in (line.split(",") for line in lines[1:])}
+        import csv
+
+        with open(out_dir / "grades.csv", newline="") as handle:
+            return {row[0]: row[1:] for row in list(csv.reader(handle))[1:]}
 
     before = grades()
     course_file.write_text("[policy.points]\nrmsnorm = 100\n")
@@ -224,6 +226,11 @@ def test_a_new_policy_rescores_a_folder_class_without_grading_again(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in stored} == stamps  # the sandbox never ran again
     third = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--course-file", course_file)
     assert "0 graded, 2 unchanged" in third.stdout and "re-scored" not in third.stdout
+    # Regrading one student without the course file keeps the class's policy (a trial's
+    # `--student erin` re-scored the whole class under the defaults).
+    one = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--student", "bob")
+    assert one.returncode == 0 and "the class's own" in one.stdout, one.stdout + one.stderr
+    assert grades() == after
 
 
 def test_the_released_course_file_lists_every_items_points_ready_to_uncomment(tmp_path):

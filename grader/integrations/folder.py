@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import files, policy, questions
-from grader.classgrade import Refused, Submitted
+from grader.classgrade import Refused, State, StudentOutcome, Submitted
 from grader.course import MODULES
 from grader.integrations.nbgrader.autograde import STUDENT_ID
 from grader.model import Report
@@ -144,16 +144,39 @@ def saved_policy(out: Path) -> Policy:
     return Policy.from_data(data)
 
 
+ROSTER_FILE = "roster.json"
+
+
+def save_roster(out: Path, outcomes: list[StudentOutcome], partial: bool) -> None:
+    """Who the last run found in the class, and why any of them was not graded: grades.csv has
+    their rows and only theirs, so a student whose hand-in is gone, or refused this time (two
+    hand-ins), keeps no stale grade. ``partial``: a ``--student`` run, which updates its students."""
+    roster = (load_roster(out) or {}) if partial else {}
+    for outcome in outcomes:
+        roster[outcome.student] = outcome.detail[:300] if outcome.state is State.FAILED else ""
+    write_atomic(out / "normlab" / ROSTER_FILE, json.dumps(roster, sort_keys=True))
+
+
+def load_roster(out: Path) -> dict[str, str] | None:
+    """Student -> why they were not graded ("" when they were); None before any run kept one."""
+    try:
+        data = json.loads((out / "normlab" / ROSTER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else None
+
+
 def scaled_or_none(points: float | None, factor: float) -> float | None:
     return None if points is None else policy.scaled(points, factor)
 
 
 def grades_csv(out: Path, course_policy: Policy | None = None) -> Path:
-    """``<out>/grades.csv``: every stored grade of the class, one row per student, as the
-    course's policy counts it (default: the policy the class was last graded under). The written
-    parts imported with ``normlab written import`` add a column per question (empty until that
-    question is imported), their sum and the total; ``score`` and ``max_score`` stay the
-    automatic grading's."""
+    """``<out>/grades.csv``: one row per student of the last run (see :func:`save_roster`), as
+    the course's policy counts it (default: the policy the class was last graded under). The
+    written parts imported with ``normlab written import`` add a column per question (empty
+    until that question is imported), their sum and the total, each with its maximum; ``score``
+    and ``max_score`` stay the automatic grading's. A student not graded has empty scores and
+    says why in ``status``."""
     from grader.integrations.folder_written import load_points
 
     course_policy = saved_policy(out) if course_policy is None else course_policy
@@ -161,24 +184,39 @@ def grades_csv(out: Path, course_policy: Policy | None = None) -> Path:
     bank = questions.load()
     qids = [q.id for q in bank.questions if q.id in written]
     factors = {q.id: course_policy.written_factor(q.id, q.written.points) for q in bank.questions if q.written}
+    kept = [q for q in bank.questions if q.written and q.id not in course_policy.drop]
+    written_max = sum(policy.scaled(q.written.points, factors[q.id]) for q in kept if q.written)
+    stored = {path.stem: path for path in (out / "normlab" / "reports").glob("*.json")}
+    roster = load_roster(out)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "score", "max_score", *(f"{qid}_written" for qid in qids), "written", "total"])
-    for path in sorted((out / "normlab" / "reports").glob("*.json")):
-        try:
-            stored = report_from_data(json.loads(path.read_text(encoding="utf-8"))["report"])
-            report = policy.apply(stored, course_policy)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a report that cannot be read was never published: the run said so
-        by_question = [scaled_or_none(written[qid].get(path.stem), factors.get(qid, 1.0)) for qid in qids]
+    columns = ["student", "score", "max_score", *(f"{qid}_written" for qid in qids), "written", "written_max"]
+    writer.writerow([*columns, "total", "total_max", "status"])
+    for student in sorted(roster if roster is not None else stored):
+        report = _stored_report(stored.get(student), course_policy)
+        reason = (roster or {}).get(student, "")
+        if reason or report is None:
+            status = f"not graded: {reason or 'no stored grade'}"
+            writer.writerow([student, *[""] * (len(columns) - 1), "", "", status])
+            continue
+        by_question = [scaled_or_none(written[qid].get(student), factors.get(qid, 1.0)) for qid in qids]
         hand = sum(p for p in by_question if p is not None)
         cells = ["" if p is None else f"{p:g}" for p in by_question]
-        writer.writerow(
-            [path.stem, f"{report.score:g}", f"{report.max_score:g}", *cells, f"{hand:g}", f"{report.score + hand:g}"]
-        )
+        score, most = f"{report.score:g}", f"{report.max_score:g}"
+        total, total_max = f"{report.score + hand:g}", f"{report.max_score + written_max:g}"
+        writer.writerow([student, score, most, *cells, f"{hand:g}", f"{written_max:g}", total, total_max, "graded"])
     target = out / "grades.csv"
     write_atomic(target, buffer.getvalue())
     return target
 
 
-__all__ = ["FolderClass", "FolderPublisher", "grades_csv"]
+def _stored_report(path: Path | None, course_policy: Policy) -> Report | None:
+    if path is None:
+        return None
+    try:
+        return policy.apply(report_from_data(json.loads(path.read_text(encoding="utf-8"))["report"]), course_policy)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # a report that cannot be read was never published: the run said so
+
+
+__all__ = ["FolderClass", "FolderPublisher", "grades_csv", "load_roster", "save_roster"]
