@@ -343,3 +343,25 @@ def test_grades_csv_holds_the_class_as_it_stands_and_no_stale_grade(tmp_path):
     assert "xena" not in after and after["alice"]["score"] == "" and "several hand-ins" in after["alice"]["status"]
     nobody = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--student", "nobody")
     assert nobody.returncode == 2 and "nobody" in nobody.stderr
+
+
+def test_a_blank_answer_graded_zero_then_written_is_graded_again(tmp_path):
+    """Importing a page gives a blank answer 0; a student who hands in their answers afterwards
+    must not keep that 0 unseen (an instructor trial: `--ungraded` left them out for good)."""
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    for student in ("alice", "bob"):
+        (handed_in / student).mkdir(parents=True)
+        for module in MODULES:
+            shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / student / f"{module}.py")
+    shutil.copy(course.solutions_dir() / "verification.toml", handed_in / "alice" / "verification.toml")
+    assert run("grade-class", handed_in, "-o", out_dir, "--no-progress").returncode == 0
+    args = ("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir)
+    page = run(*args).stdout
+    (tmp_path / "q7.md").write_text(page.replace("- [ ] item 1 ", "- [x] item 1 ", 1))  # alice's; bob's is blank
+    imported = run("written", "import", tmp_path / "q7.md", "--class-dir", out_dir)
+    assert imported.returncode == 0 and "bob" in imported.stdout
+    assert "## student:" not in run(*args, "--ungraded").stdout
+    shutil.copy(course.solutions_dir() / "verification.toml", handed_in / "bob" / "verification.toml")
+    assert run("grade-class", handed_in, "-o", out_dir, "--no-progress").returncode == 0
+    rest = run(*args, "--ungraded").stdout
+    assert "## student: bob" in rest and "the answer changed since" in rest and "## student: alice" not in rest

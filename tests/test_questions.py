@@ -583,3 +583,30 @@ def test_an_answer_of_the_wrong_form_is_said_at_once(tmp_path):
     (sub / ANSWERS_FILE).write_text(text)
     notes = [n for n in grade(sub, Options(suites=FINAL)).notes if n.id == "question.malformed_note"]
     assert len(notes) == 1 and notes[0].params["parts"] == "q1.a, q2.b"
+
+
+def test_a_written_page_refuses_edited_or_doubled_sections_and_reads_any_tick():
+    """An instructor trial: a renamed section gave one student another's points, a doubled one
+    silently kept the last, ``[x ]`` or ``[✓]`` counted as unticked, and each import said only
+    its first mistake. Every section is tied to its student and answer; every mistake is said."""
+    from grader.faults import GraderFault
+    from grader.integrations.nbgrader.written import page, read_page
+
+    text = page("normlab", "q1", {"ana": "Norms rescale.", "ben": "Residuals add.", "cy": "Both."})
+    head, ana, ben, cy = text.split("## student: ")
+    ticked = {
+        "ana": ana.replace("- [ ] item 1 ", "- [✓] item 1 ", 1),
+        "cy": cy.replace("- [ ] item 2 ", "- [x ] item 2 ", 1),
+    }
+    marked = read_page(head + "## student: " + ticked["ana"] + "## student: " + ben + "## student: " + ticked["cy"])[2]
+    assert [(m.student, m.items) for m in marked] == [("ana", (1,)), ("cy", (2,))]
+    renamed = ticked["ana"].replace("ana", "dan", 1)  # ana's ticks under another name
+    doubled = "## student: " + ticked["cy"]
+    edited = ben.replace("Residuals add.", "Residuals add, and more.")
+    with pytest.raises(GraderFault) as refused:
+        read_page(head + "## student: " + renamed + "## student: " + edited + "## student: " + ticked["cy"] + doubled)
+    said = str(refused.value)
+    assert "dan:" in said and "ben:" in said and "cy: two sections" in said
+    relabelled = text.replace("normlab:written normlab q1", "normlab:written normlab q4")
+    with pytest.raises(GraderFault, match="ana"):
+        read_page(relabelled.replace("- [ ] item 1 ", "- [x] item 1 ", 1))

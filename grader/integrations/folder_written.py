@@ -12,13 +12,15 @@ adds up the ticked items (points from the question bank, never from the page), k
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from grader import questions, verification
 from grader.classgrade import Submitted
 from grader.faults import GraderFault
 from grader.integrations.folder import FolderClass, saved_policy
-from grader.integrations.nbgrader.written import Earlier, Marked, page, read_page
+from grader.integrations.nbgrader.written import Earlier, Marked, answer_digest, page, read_page
 from grader.policy import scaled
 from grader.questions import WRITTEN
 from grader.report.store import write_atomic
@@ -31,15 +33,24 @@ def store(out: Path) -> Path:
     return out / "normlab" / WRITTEN_FILE
 
 
-def load_points(out: Path) -> dict[str, dict[str, float]]:
-    """``{question id: {student: points}}`` imported so far (empty when none)."""
+def _load(out: Path) -> dict[str, Any]:
     try:
         data = json.loads(store(out).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
         raise GraderFault(f"{store(out)} cannot be read ({exc}): the imported written points are lost") from None
-    return {qid: {str(s): float(p) for s, p in points.items()} for qid, points in data.get("points", {}).items()}
+    return data if isinstance(data, dict) else {}
+
+
+def load_points(out: Path) -> dict[str, dict[str, float]]:
+    """``{question id: {student: points}}`` imported so far (empty when none)."""
+    return {qid: {str(s): float(p) for s, p in points.items()} for qid, points in _load(out).get("points", {}).items()}
+
+
+def load_digests(out: Path) -> dict[str, dict[str, str]]:
+    """``{question id: {student: digest of the answer graded}}`` (see ``written.answer_digest``)."""
+    return {qid: {str(s): str(d) for s, d in by.items()} for qid, by in _load(out).get("answers", {}).items()}
 
 
 def _answer(submitted: Submitted, qid: str) -> str:
@@ -57,9 +68,16 @@ def export_page(course: FolderClass, assignment: str, qid: str, ungraded: bool =
     written = questions.load().question(qid).written
     # Shown at the policy's points; stored as the bank's, which grades.csv scales (as reports).
     factor = saved_policy(course.out).written_factor(qid, written.points) if written is not None else 1.0
-    earlier = {s: Earlier(scaled(p, factor)) for s, p in load_points(course.out).get(qid, {}).items()}
-    if ungraded:
-        answers = {s: a for s, a in answers.items() if s not in earlier}
+    graded = load_digests(course.out).get(qid, {})
+    earlier = {
+        s: Earlier(
+            scaled(p, factor),
+            changed=s in graded and graded[s] != answer_digest(assignment, qid, s, answers.get(s, "")),
+        )
+        for s, p in load_points(course.out).get(qid, {}).items()
+    }
+    if ungraded:  # a blank answer graded 0, then handed in written, is to grade again
+        answers = {s: a for s, a in answers.items() if s not in earlier or not earlier[s].settled}
     return page(assignment, qid, answers, factor, earlier)
 
 
@@ -72,11 +90,15 @@ def import_page(out: Path, text: str) -> list[Marked]:
     for entry in marked:
         if entry.student not in graded:
             raise GraderFault(f"{entry.student} has no stored grade in {out}: run normlab grade-class first")
-    points = load_points(out)
+    points, digests = load_points(out), load_digests(out)
     points.setdefault(qid, {}).update({entry.student: entry.points for entry in marked})
-    write_atomic(store(out), json.dumps({"points": points}, indent=1, sort_keys=True) + "\n")
+    digests.setdefault(qid, {}).update({entry.student: entry.digest for entry in marked})
+    write_atomic(store(out), json.dumps({"points": points, "answers": digests}, indent=1, sort_keys=True) + "\n")
     grades_csv(out)
-    return marked
+    # Said at the points the page showed (the policy's); stored as the bank's, which grades.csv scales.
+    written = questions.load().question(qid).written
+    factor = saved_policy(out).written_factor(qid, written.points) if written is not None else 1.0
+    return [replace(entry, points=scaled(entry.points, factor)) for entry in marked]
 
 
 __all__ = ["WRITTEN_FILE", "export_page", "import_page", "load_points", "store"]

@@ -10,6 +10,7 @@ them. The page holds the rubric: it is for graders, never for students.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import warnings
 from dataclasses import dataclass, replace
@@ -25,8 +26,10 @@ from grader.verification import is_blank
 
 MARKER = re.compile(r"^<!-- normlab:written (?P<assignment>[\w.-]+) (?P<qid>\w+) -->$", re.MULTILINE)
 STUDENT = re.compile(r"^## student: (?P<student>\S+)$", re.MULTILINE)
-BOX = re.compile(r"^- \[(?P<mark>[ xX])\] item (?P<number>\d+)\b", re.MULTILINE)
-NONE_BOX = re.compile(r"^- \[(?P<mark>[ xX])\] none of the items\b", re.MULTILINE)
+BOX = re.compile(r"^-\s*\[(?P<mark>[^\]\n]*)\]\s*item (?P<number>\d+)\b", re.MULTILINE)
+NONE_BOX = re.compile(r"^-\s*\[(?P<mark>[^\]\n]*)\]\s*none of the items\b", re.MULTILINE)
+"""A box is ticked by anything between its brackets: ``[x]``, ``[X]``, ``[ x]``, ``[✓]``."""
+ANSWER_MARK = re.compile(r"^<!-- normlab:answer (?P<digest>[0-9a-f]{16}) -->$", re.MULTILINE)
 NONE_LINE = "- [ ] none of the items (0 points)"
 """Ticked, the answer is graded 0. A section with no box ticked is not graded by this page: an
 earlier grade, or formgrader's "needs grading", stays as it was (a page is often done in parts)."""
@@ -60,6 +63,17 @@ class Marked:
     student: str
     items: tuple[int, ...]
     points: float
+    digest: str = ""
+    """Of the answer the page showed (:func:`answer_digest`): a later answer that differs is
+    graded again."""
+
+
+def answer_digest(assignment: str, qid: str, student: str, answer: str) -> str:
+    """What ties a page's section to its student, question and answer: an edited name, a page
+    relabelled for another question or an edited answer no longer matches (whitespace aside,
+    which editors change)."""
+    text = "\0".join((assignment, qid, student, " ".join(("" if is_blank(answer) else answer).split())))
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def _answer(path: Path, qid: str) -> str:
@@ -148,7 +162,12 @@ def page(
     ]
     for student, answer in answers.items():
         answer = "" if is_blank(answer) else answer
-        lines += ["", f"## student: {student}", ""]
+        lines += [
+            "",
+            f"## student: {student}",
+            f"<!-- normlab:answer {answer_digest(assignment, qid, student, answer)} -->",
+        ]
+        lines += [""]
         lines += [f"> {line}" for line in (answer or NO_ANSWER).splitlines()]
         lines += [""] + [f"- [ ] item {n} ({item.points:g} pt)" for n, item in enumerate(rubric, start=1)]
         lines += [] if not answer else [NONE_LINE]
@@ -158,34 +177,59 @@ def page(
 
 
 def read_page(text: str) -> tuple[str, str, list[Marked]]:
-    """(assignment, question id, each student's ticked items and points) from a page."""
+    """(assignment, question id, each student's ticked items and points) from a page. Every
+    mistake on it is said at once (and nothing is imported)."""
     marker = MARKER.search(text)
     if marker is None:
         raise GraderFault("not a page written by `normlab written export` (its marker line is missing)")
-    qid = marker.group("qid")
+    assignment, qid = marker.group("assignment"), marker.group("qid")
     if qid not in {q.id for q in questions.load().questions}:
         raise GraderFault(f"no question {qid!r} in the bank")
     written = questions.load().question(qid).written
     if written is None:
         raise GraderFault(f"{qid} has no written part")
     sections = STUDENT.split(text[marker.end() :])[1:]
-    marked = []
+    marked, problems, seen = [], [], set()
     for student, body in zip(sections[::2], sections[1::2], strict=True):
-        ticked = tuple(int(m.group("number")) for m in BOX.finditer(body) if m.group("mark") != " ")
-        if any(not 1 <= n <= len(written.rubric) for n in ticked):
-            raise GraderFault(f"{student}: a ticked item is not one of the rubric's {len(written.rubric)}")
-        quoted = [line for line in body.splitlines() if line.startswith("> ")]
-        blank = quoted == [f"> {NO_ANSWER}"]
-        if ticked and blank:
-            raise GraderFault(f"{student}: rubric items are ticked under {NO_ANSWER!r}; untick them")
-        none = any(m.group("mark") != " " for m in NONE_BOX.finditer(body))
-        if ticked and none:
-            raise GraderFault(f"{student}: items and 'none of the items' are both ticked; keep one")
-        if not (ticked or none or blank):
-            continue  # not graded on this page: whatever the gradebook holds stays
-        points = sum(written.rubric[n - 1].points for n in set(ticked))
-        marked.append(Marked(student, tuple(sorted(set(ticked))), round(points, 6)))
-    return marker.group("assignment"), qid, marked
+        if student in seen:
+            problems.append(f"{student}: two sections; keep one")
+            continue
+        seen.add(student)
+        try:
+            entry = _section(assignment, qid, student, body, len(written.rubric))
+        except GraderFault as exc:
+            problems.append(str(exc))
+            continue
+        if entry is not None:
+            points = sum(written.rubric[n - 1].points for n in entry.items)
+            marked.append(replace(entry, points=round(points, 6)))
+    if problems:
+        raise GraderFault("nothing was imported; fix the page first:\n  " + "\n  ".join(problems))
+    return assignment, qid, marked
+
+
+def _section(assignment: str, qid: str, student: str, body: str, items: int) -> Marked | None:
+    """One student's section: their ticks, or None when nothing is ticked (not graded here)."""
+    quoted = [line[1:].removeprefix(" ") for line in body.splitlines() if line.startswith(">")]
+    blank = quoted == [NO_ANSWER]
+    digest = answer_digest(assignment, qid, student, "" if blank else "\n".join(quoted))
+    found = ANSWER_MARK.search(body)
+    if found is None or found.group("digest") != digest:
+        raise GraderFault(
+            f"{student}: the section's name or answer is not what `written export` wrote for {qid} "
+            "(edited, or from another page); export the page again"
+        )
+    ticked = sorted({int(m.group("number")) for m in BOX.finditer(body) if m.group("mark").strip()})
+    if any(not 1 <= n <= items for n in ticked):
+        raise GraderFault(f"{student}: a ticked item is not one of the rubric's {items}")
+    if ticked and blank:
+        raise GraderFault(f"{student}: rubric items are ticked under {NO_ANSWER!r}; untick them")
+    none = any(m.group("mark").strip() for m in NONE_BOX.finditer(body))
+    if ticked and none:
+        raise GraderFault(f"{student}: items and 'none of the items' are both ticked; keep one")
+    if not (ticked or none or blank):
+        return None  # not graded on this page: whatever the gradebook holds stays
+    return Marked(student, tuple(ticked), 0.0, digest)
 
 
 def import_page(course_dir: Path, text: str) -> list[Marked]:
@@ -213,4 +257,4 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
     return marked
 
 
-__all__ = ["Earlier", "Marked", "export_page", "import_page", "page", "read_page"]
+__all__ = ["Earlier", "Marked", "answer_digest", "export_page", "import_page", "page", "read_page"]
