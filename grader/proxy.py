@@ -96,7 +96,14 @@ class Caller(Protocol):
     """What answers the proxy's calls: the sandboxed :class:`Worker`, or the in-kernel stand-in
     of nbgrader's native path."""
 
-    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply: ...
+    def call(
+        self,
+        function: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        seconds: float | None = None,
+        start_seconds: float | None = None,
+    ) -> Reply: ...
 
 
 def _name_from_cell(fault: StudentFault, name: str, failed: dict[str, CodeCell]) -> None:
@@ -231,12 +238,15 @@ class StudentProxy:
         seconds = min(self._limits.call_seconds, budget)
         start = time.monotonic()
         try:
-            reply = self._worker.call(function, args, kwargs, seconds=seconds)
+            reply = self._worker.call(function, args, kwargs, seconds=seconds, start_seconds=budget)
         except NotebookStopped as stopped:
             self._spent += time.monotonic() - start
             if stopped.too_slow:
                 seconds = self._limits.notebook_seconds
                 raise StudentTimeout(function, [Message("fault.notebook_too_slow", {"seconds": seconds})]) from None
+            if stopped.budget:  # restarting the notebook's cells used up what was left
+                budget_spent = Message("fault.budget_spent", {"seconds": self._limits.submission_seconds})
+                raise StudentTimeout(function, [budget_spent]) from None
             raise StudentCrashed(function, [Message("fault.notebook_stopped")]) from None
         # A notebook's cells, run once as Jupyter ran them, are not its functions' time (each
         # cell has its own limit); running them again after a crash or a timeout is.

@@ -213,6 +213,27 @@ def test_a_notebook_whose_cells_run_too_long_altogether_stops_in_bounded_time(tm
     assert all(m.id == "fault.notebook_too_slow" for r in rms for m in r.messages)
 
 
+def test_a_restart_reruns_the_cells_within_what_is_left_of_the_budget(tmp_path):
+    """A crash restarts the worker, which runs the notebook's cells again; cells fast the first
+    time and slow afterwards held one grading for minutes (red team, round 4): a restart has
+    what is left of the submission's budget, then the budget is spent."""
+    import time
+
+    crash = "import os, time\ndef rmsnorm(x, gamma, eps=1e-6):\n    time.sleep(0.6)\n    os._exit(1)\n"
+    slow_later = (
+        "import os, time\nif time.time() - os.stat('/submission/cells.json').st_mtime > 0.5:\n    time.sleep(2.0)\n"
+    )
+    cells = [nbformat.v4.new_code_cell(crash), *(nbformat.v4.new_code_cell(slow_later) for _ in range(10))]
+    path = tmp_path / "restarts.ipynb"
+    path.write_text(_notebook(cells))
+    tight = current_settings().replace(limits=Limits(call_seconds=1.0, submission_seconds=3.0))
+    began = time.monotonic()
+    report = grade(path, Options(suites=("public",), settings=tight, select="rmsnorm"))
+    assert time.monotonic() - began < 15  # one restart alone would take 20 s
+    ids = {m.id for r in report.results if r.exercise == "rmsnorm" for m in r.messages}
+    assert "fault.budget_spent" in ids
+
+
 def test_patching_allclose_does_not_help(tmp_path):
     sub = patched(
         tmp_path / "sub",

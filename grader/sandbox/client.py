@@ -262,9 +262,11 @@ class NotebookStopped(Exception):
     skipping one cell at a time does not mend, or take longer than ``Limits.notebook_seconds``
     all together (``too_slow``); the student's fault, for every call."""
 
-    def __init__(self, cell: int | None, too_slow: bool = False) -> None:
+    def __init__(self, cell: int | None, too_slow: bool = False, budget: bool = False) -> None:
         super().__init__(cell)
         self.too_slow = too_slow
+        self.budget = budget
+        """A restart whose cells ran past what was left of the submission's budget."""
 
 
 class Worker:
@@ -298,8 +300,8 @@ class Worker:
         self._req_w = -1
         self.stopped: NotebookStopped | None = None
         """Why the notebook cannot start, once known: every later call fails at once."""
-        self._cells_until: float | None = None
-        """When the first start's cells, all together, run out of time (``Limits.notebook_seconds``)."""
+        self._cells_until = math.inf
+        """When the current start's cells, all together, run out of time."""
         self._prestarted = False
         """A worker was started by :meth:`prestart` and is not known to be ready yet."""
         self._stderr = CappedBuffer(limits.output_bytes)
@@ -350,11 +352,12 @@ class Worker:
             self._spawn(self.launch)
             self._prestarted = True
 
-    def _start(self) -> None:
+    def _start(self, limit: float) -> None:
         """Start a worker. A notebook's cells run before it is ready: a cell that runs past its
-        time or stops the process is skipped, and the worker started again without it."""
-        if self.cell_outcomes is None and self._cells_until is None:  # the first start: its cells' time
-            self._cells_until = time.monotonic() + self.limits.notebook_seconds
+        time or stops the process is skipped, and the worker started again without it. All its
+        cells, every start of this one included, have ``limit`` seconds."""
+        first = self.cell_outcomes is None
+        self._cells_until = time.monotonic() + limit
         while True:
             if not self._prestarted:
                 self.launch = self.make_launch()
@@ -362,8 +365,10 @@ class Worker:
             self._prestarted = False
             reply = self._wait(deadline=time.monotonic() + max(self.limits.cell_seconds, 30.0), per_cell=True)
             ready = reply.kind is ReplyKind.ANSWER and reply.message.get("event") == "ready"
-            if not ready and self.cell_outcomes is None and time.monotonic() >= (self._cells_until or math.inf):
+            if not ready and time.monotonic() >= self._cells_until:
                 self.kill()
+                if not first:  # a restart: what was left of the budget is spent
+                    raise NotebookStopped(reply.cell, budget=True)
                 self.stopped = NotebookStopped(reply.cell, too_slow=True)
                 raise self.stopped
             if ready:
@@ -449,8 +454,7 @@ class Worker:
                 if value.get("cell") in self.cells:
                     cell = value["cell"]
                     deadline = time.monotonic() + self.limits.cell_seconds
-                    if self._cells_until is not None and self.cell_outcomes is None:
-                        deadline = min(deadline, self._cells_until)
+                    deadline = min(deadline, self._cells_until)
                 continue
             return Reply(ReplyKind.ANSWER, message=value, importing=importing, cell=cell)
 
@@ -463,14 +467,24 @@ class Worker:
         self.kill()
         return Reply(ReplyKind.DIED, returncode=code, importing=importing, stderr=self._stderr.text())
 
-    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply:
-        """Run ``function(*args, **kwargs)`` in the worker, starting it if needed."""
+    def call(
+        self,
+        function: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        seconds: float | None = None,
+        start_seconds: float | None = None,
+    ) -> Reply:
+        """Run ``function(*args, **kwargs)`` in the worker, starting it if needed. A first start
+        (a notebook's cells as Jupyter ran them) has ``Limits.notebook_seconds``; a restart after
+        a crash or a timeout has ``start_seconds``, what is left of the submission's budget."""
         if self.stopped is not None:  # the notebook cannot start: starting it again would not help
             raise self.stopped.with_traceback(None)
         first = 0.0
         if self.proc is None or self._prestarted:
-            began, fresh = time.monotonic(), self.cell_outcomes is None and not self.ready
-            self._start()
+            began, fresh = time.monotonic(), self.cell_outcomes is None
+            restart = self.limits.notebook_seconds if start_seconds is None else start_seconds
+            self._start(self.limits.notebook_seconds if fresh else restart)
             first = time.monotonic() - began if fresh else 0.0
         nonce = secrets.token_hex(16)
         try:

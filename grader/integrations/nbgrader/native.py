@@ -46,7 +46,14 @@ class InKernelWorker:
         self.namespace = namespace
         self.scratch = scratch
 
-    def call(self, function: str, args: list[Any], kwargs: dict[str, Any], seconds: float | None = None) -> Reply:
+    def call(
+        self,
+        function: str,
+        args: list[Any],
+        kwargs: dict[str, Any],
+        seconds: float | None = None,
+        start_seconds: float | None = None,
+    ) -> Reply:
         fn = self.namespace.get(function)
         if not callable(fn):
             message: dict[str, Any] = {
