@@ -365,3 +365,17 @@ def test_a_blank_answer_graded_zero_then_written_is_graded_again(tmp_path):
     assert run("grade-class", handed_in, "-o", out_dir, "--no-progress").returncode == 0
     rest = run(*args, "--ungraded").stdout
     assert "## student: bob" in rest and "the answer changed since" in rest and "## student: alice" not in rest
+
+
+def test_a_stray_answers_file_in_the_class_folder_is_no_notebooks_written_answer(tmp_path):
+    """Red team, round 4: a verification.toml lying in the class folder was shown on the
+    written page as every lone notebook's answer, ready to be given points."""
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    handed_in.mkdir()
+    cells = [{"cell_type": "code", "metadata": {}, "source": "import numpy as np", "outputs": []}]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (handed_in / "alice.ipynb").write_text(json.dumps(notebook))
+    shutil.copy(course.solutions_dir() / "verification.toml", handed_in / "verification.toml")
+    run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    page = run("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir).stdout
+    assert "## student: alice" in page and "(no answer)" in page.split("## student: alice")[1]

@@ -151,6 +151,30 @@ def test_of_several_files_the_one_that_holds_the_work_is_graded_and_the_choice_s
     assert find_submission(tmp_path) == (tmp_path / "my_lab.py", None)  # one file: no note
 
 
+def test_a_solved_notebook_beats_the_released_stubs_and_a_venv_uploaded_with_it(tmp_path):
+    """Red team, round 4: any folder of files named like the modules won before anything was
+    counted (the released exercises/, a venv's matplotlib/testing/compare.py), so a solved
+    notebook scored 0; a notebook whose cells start with %magics counted as implementing
+    nothing; files made slow to parse held the search for minutes; the note was unbounded."""
+    import time
+
+    from grader.integrations.gradescope import find_submission
+
+    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    shutil.copytree(course.exercises_dir(), tmp_path / "exercises")
+    (tmp_path / "venv" / "matplotlib" / "testing").mkdir(parents=True)
+    (tmp_path / "venv" / "matplotlib" / "testing" / "compare.py").write_text("def compare_images():\n    pass\n")
+    (tmp_path / "lab.ipynb").write_text(json.dumps(_notebook_of("%load_ext autoreload\n%matplotlib inline\n" + solved)))
+    (tmp_path / "scratch.py").write_text("import numpy as np\n\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x\n")
+    for n in range(40):
+        (tmp_path / f"junk{n}.py").write_text("x = 1\n" * 200_000)  # 1.2 MB each, slow to parse
+    began = time.monotonic()
+    chosen, note = find_submission(tmp_path)
+    assert chosen == tmp_path / "lab.ipynb" and time.monotonic() - began < 30
+    assert note is not None and "exercises" in note.params["others"] and note.params["others"].endswith("more")
+    assert len(note.params["others"]) < 2000
+
+
 def _notebook_of(code: str) -> dict:
     return {"cells": [{"cell_type": "code", "metadata": {}, "source": code, "outputs": []}], "metadata": {}}
 

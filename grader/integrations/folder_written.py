@@ -57,7 +57,9 @@ def _answer(submitted: Submitted, qid: str) -> str:
     path = submitted.path
     if path is None or path.suffix == ".py":
         return ""  # a lone .py file: its folder's answers file belongs to the whole class
-    written = verification.find(path).values.get(qid, {}).get(WRITTEN, "")
+    # A lone notebook's answers are its own cells: a verification.toml in the class folder is
+    # nobody's (grading reads it the same way, beside_lone_file=False).
+    written = verification.find(path, beside_lone_file=path.is_dir()).values.get(qid, {}).get(WRITTEN, "")
     return written if isinstance(written, str) else ""
 
 

@@ -30,6 +30,7 @@ from grader.report import reporters
 from grader.report.store import write_atomic
 from grader.runner import FINAL, Options, grade
 from grader.settings import COURSE_FILE
+from grader.submission import MAX_MODULE_BYTES
 
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when the autograder image is built.
@@ -133,57 +134,85 @@ def written_questions(target: Path, lang: str = "en", course_policy: policy.Poli
 
 
 def find_submission(submission: Path) -> tuple[Path, Message | None]:
-    """What to grade in Gradescope's ``submission/``: the module files (as a directory), else
-    the notebook or ``.py`` file, with a note when there were several to choose from. The
-    module files may sit in a folder: a zip of the student's folder, or a GitHub repository,
-    keeps it."""
+    """What to grade in Gradescope's ``submission/``: a folder of module files, a notebook or a
+    ``.py`` file, whichever implements the most graded functions (a solved notebook beside the
+    released ``exercises/`` folder, a notebook and its untouched copy), with a note naming the
+    choice when there were several. The work may sit in a folder: a zip of the student's
+    folder, or a GitHub repository, keeps it."""
     files = _files(submission)
     modules = {f"{m}.py" for m in MODULES}
-    counts: dict[Path, int] = {}
+    folders: dict[Path, list[Path]] = {}
     for path in files:
         if path.name in modules:
-            counts[path.parent] = counts.get(path.parent, 0) + 1
-    if counts:  # the folder with the most module files, the shallowest of equals
-        return min(counts, key=lambda folder: (-counts[folder], len(folder.parts), str(folder))), None
-    candidates = [path for path in files if path.suffix in (".ipynb", ".py")]
+            folders.setdefault(path.parent, []).append(path)
+    candidates: dict[Path, list[Path]] = dict(folders)
+    candidates |= {path: [path] for path in files if path.suffix in (".ipynb", ".py") and path.name not in modules}
     if len(candidates) <= 1:
-        return (candidates[0] if candidates else submission), None
-    # A copy of the notebook, a blank one, a helper file: the work is the file that implements
-    # the most graded functions; then a notebook, the shallowest, by name.
-    done = {path: _implemented(path) for path in candidates}
-    chosen = min(candidates, key=lambda p: (-done[p], p.suffix != ".ipynb", len(p.parts), str(p)))
-    others = ", ".join(_shown(p, submission) for p in candidates if p != chosen)
-    return chosen, Message("submission.several_candidates", {"graded": _shown(chosen, submission), "others": others})
+        return (next(iter(candidates), submission)), None
+    budget = [PARSED_CHARS]
+    done = {c: len(set().union(*(_implemented(f, budget) for f in paths))) for c, paths in candidates.items()}
+
+    def rank(c: Path) -> tuple[int, int, int, int, str]:
+        kind = 0 if c in folders else 1 if c.suffix == ".ipynb" else 2  # ties: modules, a notebook, a file
+        return (-done[c], -len(candidates[c]), kind, len(c.parts), str(c))
+
+    chosen = min(candidates, key=rank)
+    others = [_shown(c, submission) for c in sorted(candidates, key=rank) if c != chosen]
+    listed = ", ".join(others[:SHOWN_OTHERS]) + (
+        f" and {len(others) - SHOWN_OTHERS} more" if len(others) > SHOWN_OTHERS else ""
+    )
+    return chosen, Message("submission.several_candidates", {"graded": _shown(chosen, submission), "others": listed})
+
+
+SHOWN_OTHERS = 10
+"""Files a note names that were not graded; the rest are counted (an upload may hold thousands)."""
+PARSED_CHARS = 2 << 20
+"""Characters of code parsed, in all, to count what each candidate implements, and at most
+``PARSED_SOURCE`` of them in one file or cell: a real lab is a few dozen kilobytes, and an
+upload made to be slow to parse (a parse tree costs hundreds of bytes a character) must not
+hold the grader or its memory."""
+PARSED_SOURCE = 512 << 10
 
 
 def _shown(path: Path, submission: Path) -> str:
     """A file's name in the upload as a note shows it: printable, and not too long."""
-    name = "".join(ch if ch.isprintable() else "?" for ch in str(path.relative_to(submission)))
+    name = "".join(ch if ch.isprintable() else "?" for ch in str(path.relative_to(submission)) or ".")
     return name if len(name) <= 80 else name[:77] + "..."
 
 
-def _implemented(path: Path) -> int:
-    """How many graded functions ``path`` defines with a body of its own (a stub's is only a
-    docstring and ``raise NotImplementedError``)."""
+def _implemented(path: Path, budget: list[int]) -> set[str]:
+    """The graded functions ``path`` defines with a body of its own (a stub's is only a
+    docstring and ``raise NotImplementedError``), read as grading reads it: a notebook's cells
+    with IPython syntax made Python. Files past their size limit, or past what is left of the
+    ``budget`` of characters, count as none."""
+    limit = notebook.MAX_NOTEBOOK_BYTES if path.suffix == ".ipynb" else MAX_MODULE_BYTES
     try:
-        raw = path.read_bytes() if path.stat().st_size <= notebook.MAX_NOTEBOOK_BYTES else b""
-        text = raw.decode("utf-8", "replace")
+        if path.stat().st_size > min(limit, budget[0]):
+            return set()
+        raw = path.read_bytes()
         if path.suffix == ".ipynb":
-            sources = [c.source for c in notebook.cells(notebook.parse(raw)) if c.kind == "code"]
+            sources = [cell.code for cell in notebook.read(raw).cells]
         else:
-            sources = [text]
+            sources = [raw.decode("utf-8", "replace")]
     except (OSError, notebook.NotebookUnreadable):
-        return 0
+        return set()
     names: set[str] = set()
     for source in sources:
+        if len(source) > PARSED_SOURCE:
+            continue
+        budget[0] -= len(source)
+        if budget[0] < 0:
+            break
         try:
-            tree = ast.parse(source)  # a cell of IPython syntax rarely defines the work
+            tree = ast.parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name in course.MODULE_OF and not _is_stub(node):
-                names.add(node.name)
-    return len(names)
+        names |= {
+            n.name
+            for n in tree.body
+            if isinstance(n, ast.FunctionDef) and n.name in course.MODULE_OF and not _is_stub(n)
+        }
+    return names
 
 
 def _is_stub(node: ast.FunctionDef) -> bool:
