@@ -27,12 +27,14 @@ the reason; the others are graded and published.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import cache
 from pathlib import Path
 from typing import Protocol
 
@@ -40,7 +42,7 @@ from grader import policy
 from grader.batch import grade_many
 from grader.messages import Message
 from grader.model import NotGraded, Outcome, Report
-from grader.report.store import load_report, save_report, write_atomic
+from grader.report.store import key_of, load_report, save_report, write_atomic
 from grader.runner import Options
 
 
@@ -169,6 +171,21 @@ class ClassRun:
         return load_report(self._report(submitted.student), submitted.key)
 
 
+@cache
+def grading_identity() -> str:
+    """What every grade depends on beside the submission: normlab's version, the hidden suites,
+    the question bank (its key) and the reference solution. Part of each student's change key,
+    so that a run after any of them changed (a suite fixed, normlab upgraded) grades everyone
+    again, as ``--force`` would, and an interrupted ``--force`` is finished by the next run."""
+    from grader import course
+
+    files = [*sorted(course.suites_dir().glob("*.py")), course.PACKAGE / "questions.toml"]
+    files += sorted(p for p in course.solutions_dir().glob("*.py"))
+    parts = [importlib.metadata.version("normlab").encode()]
+    parts += [part for path in files for part in (path.name.encode(), path.read_bytes())]
+    return key_of(*parts)
+
+
 def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
     """Grade, store and publish every submission of ``run.source``; one outcome per student.
 
@@ -179,6 +196,8 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
     for entry in run.source.submissions():
         if not run.wanted(entry.student):
             continue
+        if isinstance(entry, Submitted):  # a new grader, suite or key grades everyone again
+            entry = replace(entry, key=key_of(entry.key.encode(), grading_identity().encode()))
         if isinstance(entry, Refused):
             yield StudentOutcome(entry.student, State.FAILED, detail=entry.reason)
         elif run.is_done(entry):

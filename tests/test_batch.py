@@ -228,3 +228,23 @@ def test_a_half_written_file_left_by_a_killed_run_is_removed_by_the_next(tmp_pat
     os.utime(old, (1, 1))
     list(grade_class(ClassRun(source, FolderPublisher(source, "en"), Options(suites=("public",)), progress=False)))
     assert not old.exists() and fresh.exists() and STALE_SECONDS >= 60
+
+
+def test_a_new_grader_grades_a_done_class_again(tmp_path, monkeypatch):
+    """A suite fixed or normlab upgraded changes grades: a run afterwards grades everyone again
+    (an instructor trial: an interrupted --force was never finished, everyone left "unchanged")."""
+    from grader import classgrade
+    from grader.classgrade import ClassRun, State, grade_class
+    from grader.integrations.folder import FolderClass, FolderPublisher
+    from grader.runner import Options
+
+    handed_in = tmp_path / "handed-in"
+    handed_in.mkdir()
+    (handed_in / "ana.py").write_text("import numpy as np\n")
+    source = FolderClass(handed_in, tmp_path / "out")
+    run = ClassRun(source, FolderPublisher(source, "en"), Options(suites=("public",)), progress=False)
+    assert [o.state for o in grade_class(run)] == [State.GRADED]
+    assert [o.state for o in grade_class(run)] == [State.UNCHANGED]
+    assert classgrade.grading_identity() == classgrade.grading_identity()  # stable within one install
+    monkeypatch.setattr(classgrade, "grading_identity", lambda: "another grader")
+    assert [o.state for o in grade_class(run)] == [State.GRADED]
