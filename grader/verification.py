@@ -65,7 +65,8 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
     try:
         parsed = tomllib.loads(data.decode("utf-8-sig"))
     except tomllib.TOMLDecodeError as exc:
-        line = str(exc).rpartition("line ")[2].split(",")[0].strip(") ") or "?"
+        found = re.search(r"line (\d+)", str(exc))  # "... (at line 3, column 5)"; some messages have none
+        line = found.group(1) if found else "?"
         return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": line[:6]}))
     except (ValueError, RecursionError, MemoryError):
         # Not text (UnicodeDecodeError), nested past reason, or an integer of more digits than

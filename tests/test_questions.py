@@ -610,3 +610,9 @@ def test_a_written_page_refuses_edited_or_doubled_sections_and_reads_any_tick():
     relabelled = text.replace("normlab:written normlab q1", "normlab:written normlab q4")
     with pytest.raises(GraderFault, match="ana"):
         read_page(relabelled.replace("- [ ] item 1 ", "- [x] item 1 ", 1))
+
+
+def test_an_unreadable_answers_file_names_a_line_only_when_there_is_one():
+    """tomllib's message for an unterminated string has no line: the note said "near line Unterm"."""
+    for text, line in ((b'[q1]\na = "unterminated', "?"), (b"[q1]\na = = 3", "2")):
+        assert verification.from_toml(text).problem.params["line"] == line
