@@ -379,3 +379,26 @@ def test_a_stray_answers_file_in_the_class_folder_is_no_notebooks_written_answer
     run("grade-class", handed_in, "-o", out_dir, "--no-progress")
     page = run("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir).stdout
     assert "## student: alice" in page and "(no answer)" in page.split("## student: alice")[1]
+
+
+def test_a_class_folder_holding_a_notebook_or_nested_modules_is_graded_and_an_archive_said(tmp_path):
+    """An instructor trial: a student's folder holding only lab.ipynb, or exercises/ one level
+    down, scored 0; a zip was dropped without a word."""
+    import csv
+
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    cells = [{"cell_type": "code", "metadata": {}, "source": solved, "outputs": []}]
+    (handed_in / "peggy").mkdir(parents=True)
+    (handed_in / "peggy" / "lab.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}))
+    (handed_in / "judy" / "exercises").mkdir(parents=True)
+    for module in MODULES:
+        shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "judy" / "exercises" / f"{module}.py")
+    (handed_in / "olivia.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    out = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    assert out.returncode == 3 and "olivia" in out.stderr and "archive" in out.stderr
+    with open(out_dir / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    reference = json.loads(run("grade", "solutions", "--json").stdout)
+    auto = reference["max_score"] - 23  # the questions' auto-graded parts: no answers handed in
+    assert float(rows["peggy"]["score"]) == float(rows["judy"]["score"]) == auto

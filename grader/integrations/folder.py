@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import files, policy, questions
+from grader import files, handin, policy, questions
 from grader.classgrade import Refused, State, StudentOutcome, Submitted
 from grader.course import MODULES
 from grader.integrations.nbgrader.autograde import STUDENT_ID
@@ -36,6 +36,8 @@ from grader.verification import MAX_ANSWERS_BYTES
 
 SUFFIXES = {".py": MAX_MODULE_BYTES, ".ipynb": MAX_NOTEBOOK_BYTES}
 """What a one-file submission may be, and how large."""
+ARCHIVES = {".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar"}
+"""Hand-ins normlab does not open: said, never graded or dropped in silence."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,12 @@ class FolderClass:
             yield Refused(clean_text(str(self.root))[:100], f"the folder cannot be read ({exc})")
             return
         candidates = [(name, kind, *self._student_of(name, kind)) for name, kind in sorted(entries.items())]
-        # Not submissions: a hidden file, a spreadsheet, a README.
+        for name, kind, student, suffix in candidates:
+            if kind == "file" and suffix in ARCHIVES and not name.startswith("."):
+                yield Refused(
+                    clean_text(student)[:100], f"{clean_text(name)[:100]} is an archive: unpack it into a folder"
+                )
+        # Not submissions: a hidden file, a spreadsheet, a README (an archive is said above).
         candidates = [c for c in candidates if not (c[0].startswith(".") or (c[1] == "file" and c[3] not in SUFFIXES))]
         names: dict[str, list[str]] = {}
         for name, _kind, student, _suffix in candidates:
@@ -83,9 +90,20 @@ class FolderClass:
 
     def _submitted(self, student: str, name: str, kind: str) -> Submitted | Refused:
         try:
+            if kind == "dir" and not any(f"{m}.py" in files.entries(self.root, name) for m in MODULES):
+                return self._found_inside(student, name)
             return Submitted(student, self.root / name, self._key(name, kind))
         except files.Unreadable as exc:
             return Refused(student, f"the submission cannot be read ({exc})")
+
+    def _found_inside(self, student: str, name: str) -> Submitted:
+        """A student's folder without the modules at its top: the notebook, ``.py`` file or
+        folder of modules inside it that holds the work (``handin.py``), said in a note."""
+        chosen, note = handin.find_submission(self.root / name)
+        relative = chosen.relative_to(self.root).as_posix()
+        kind = "file" if chosen.suffix in SUFFIXES and chosen != self.root / name else "dir"
+        notes = (note,) if note is not None else ()
+        return Submitted(student, chosen, self._key(relative, kind), notes=notes)
 
     def _key(self, name: str, kind: str) -> str:
         """A hash of what the grading reads: the file, or the folder's exercise modules and its

@@ -11,26 +11,22 @@ file (``normlab.toml``), when given, travels in the zip: its language, packages,
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import importlib.util
-import os
 import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
 
-from grader import course, notebook, policy
-from grader.course import MODULES
+from grader import course, policy
+from grader.handin import find_submission, upload_files
 from grader.integrations.gradescope_manual import manual_questions
-from grader.messages import Message
 from grader.questions import ANSWERS_FILE
 from grader.report import reporters
 from grader.report.store import write_atomic
 from grader.runner import FINAL, Options, grade
 from grader.settings import COURSE_FILE
-from grader.submission import MAX_MODULE_BYTES
 
 SETUP_SH = r"""#!/usr/bin/env bash
 # Gradescope runs this once, as root, when the autograder image is built.
@@ -133,123 +129,6 @@ def written_questions(target: Path, lang: str = "en", course_policy: policy.Poli
     return path
 
 
-def find_submission(submission: Path) -> tuple[Path, Message | None]:
-    """What to grade in Gradescope's ``submission/``: a folder of module files, a notebook or a
-    ``.py`` file, whichever implements the most graded functions (a solved notebook beside the
-    released ``exercises/`` folder, a notebook and its untouched copy), with a note naming the
-    choice when there were several. The work may sit in a folder: a zip of the student's
-    folder, or a GitHub repository, keeps it."""
-    files = _files(submission)
-    modules = {f"{m}.py" for m in MODULES}
-    folders: dict[Path, list[Path]] = {}
-    for path in files:
-        if path.name in modules:
-            folders.setdefault(path.parent, []).append(path)
-    candidates: dict[Path, list[Path]] = dict(folders)
-    candidates |= {path: [path] for path in files if path.suffix in (".ipynb", ".py") and path.name not in modules}
-    if len(candidates) <= 1:
-        return (next(iter(candidates), submission)), None
-    budget = [PARSED_CHARS]
-    done = {c: len(set().union(*(_implemented(f, budget) for f in paths))) for c, paths in candidates.items()}
-
-    def rank(c: Path) -> tuple[int, int, int, int, str]:
-        kind = 0 if c in folders else 1 if c.suffix == ".ipynb" else 2  # ties: modules, a notebook, a file
-        return (-done[c], -len(candidates[c]), kind, len(c.parts), str(c))
-
-    chosen = min(candidates, key=rank)
-    others = [_shown(c, submission) for c in sorted(candidates, key=rank) if c != chosen]
-    listed = ", ".join(others[:SHOWN_OTHERS]) + (
-        f" and {len(others) - SHOWN_OTHERS} more" if len(others) > SHOWN_OTHERS else ""
-    )
-    return chosen, Message("submission.several_candidates", {"graded": _shown(chosen, submission), "others": listed})
-
-
-SHOWN_OTHERS = 10
-"""Files a note names that were not graded; the rest are counted (an upload may hold thousands)."""
-PARSED_CHARS = 2 << 20
-"""Characters of code parsed, in all, to count what each candidate implements, and at most
-``PARSED_SOURCE`` of them in one file or cell: a real lab is a few dozen kilobytes, and an
-upload made to be slow to parse (a parse tree costs hundreds of bytes a character) must not
-hold the grader or its memory."""
-PARSED_SOURCE = 512 << 10
-
-
-def _shown(path: Path, submission: Path) -> str:
-    """A file's name in the upload as a note shows it: printable, and not too long."""
-    name = "".join(ch if ch.isprintable() else "?" for ch in str(path.relative_to(submission)) or ".")
-    return name if len(name) <= 80 else name[:77] + "..."
-
-
-def _implemented(path: Path, budget: list[int]) -> set[str]:
-    """The graded functions ``path`` defines with a body of its own (a stub's is only a
-    docstring and ``raise NotImplementedError``), read as grading reads it: a notebook's cells
-    with IPython syntax made Python. Files past their size limit, or past what is left of the
-    ``budget`` of characters, count as none."""
-    limit = notebook.MAX_NOTEBOOK_BYTES if path.suffix == ".ipynb" else MAX_MODULE_BYTES
-    try:
-        if path.stat().st_size > min(limit, budget[0]):
-            return set()
-        raw = path.read_bytes()
-        if path.suffix == ".ipynb":
-            sources = [cell.code for cell in notebook.read(raw).cells]
-        else:
-            sources = [raw.decode("utf-8", "replace")]
-    except (OSError, notebook.NotebookUnreadable):
-        return set()
-    names: set[str] = set()
-    for source in sources:
-        if len(source) > PARSED_SOURCE:
-            continue
-        budget[0] -= len(source)
-        if budget[0] < 0:
-            break
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            continue
-        names |= {
-            n.name
-            for n in tree.body
-            if isinstance(n, ast.FunctionDef) and n.name in course.MODULE_OF and not _is_stub(n)
-        }
-    return names
-
-
-def _is_stub(node: ast.FunctionDef) -> bool:
-    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return all(isinstance(s, ast.Raise | ast.Pass) for s in body)
-
-
-SEARCHED_DEPTH = 8
-SEARCHED_ENTRIES = 10_000
-"""How deep and how widely an upload is searched: a zip can hold a thousand nested folders
-(``Path.rglob`` recursed once a level and raised RecursionError) or a million files."""
-
-
-def _files(submission: Path) -> list[Path]:
-    """The upload's regular files, sorted, walked without following a symlink (a linked folder
-    could lead to the reference solution in the bundle) and without what a zip tool or an
-    editor leaves beside the work (macOS's ``__MACOSX/``, hidden entries such as
-    ``.ipynb_checkpoints/``)."""
-    found: list[Path] = []
-    pending, seen = [(submission, 0)], 0
-    while pending and seen < SEARCHED_ENTRIES:
-        folder, depth = pending.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            if entry.name == "__MACOSX" or entry.name.startswith(".") or entry.is_symlink():
-                continue
-            if entry.is_dir(follow_symlinks=False) and depth < SEARCHED_DEPTH:
-                pending.append((Path(entry.path), depth + 1))
-            elif entry.is_file(follow_symlinks=False):
-                found.append(Path(entry.path))
-    return sorted(found)
-
-
 def run(root: Path) -> int:
     """Grade ``root/submission`` and write ``root/results/results.json``; return an exit code."""
     results = root / "results"
@@ -257,7 +136,7 @@ def run(root: Path) -> int:
     work, note = find_submission(root / "submission")
     # The upload's one answers file, read if none lies beside the work (a folder of modules
     # with verification.toml one level up, a notebook with it in another folder).
-    answer_files = [path for path in _files(root / "submission") if path.name == ANSWERS_FILE]
+    answer_files = [path for path in upload_files(root / "submission") if path.name == ANSWERS_FILE]
     elsewhere = answer_files[0] if len(answer_files) == 1 else None
     # results.json: the questions' auto-graded parts only (Decision 8)
     options = Options(suites=FINAL, single=True, answers_elsewhere=elsewhere)
