@@ -59,6 +59,7 @@ def test_a_bubblewrap_that_cannot_make_namespaces_is_not_told_to_be_installed(tm
     out = normlab("doctor", "--json", NORMLAB_BWRAP=str(fake))
     detail = {entry["layer"]: entry for entry in json.loads(out.stdout)}["namespaces"]["detail"]
     assert out.returncode == 1 and "apt-get install" not in detail and "require_sandbox = false" in detail
+    assert "install bubblewrap" not in out.stdout  # nor through another layer's remedy
 
 
 def test_missing_layer_is_a_hard_error_when_required():

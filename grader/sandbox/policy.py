@@ -197,8 +197,9 @@ def missing_layers(m: Machine, python: Interpreter, *, baseline: bool = False) -
     elif m.bwrap is not None and not m.setpriv:
         missing["unprivileged-uid"] = "/usr/bin/setpriv (util-linux) is missing"
     elif m.bwrap is None and not python_is_shared(python):
+        usable = "install bubblewrap" if m.bwrap_problem == NOT_INSTALLED else "let bubblewrap run (see namespaces)"
         missing["unprivileged-uid"] = (
-            "the interpreter is not readable by other users; install bubblewrap, "
+            f"the interpreter is not readable by other users; {usable}, "
             "or use a venv built from a world-readable Python"
         )
     if m.seccomp_filter is None:
