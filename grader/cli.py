@@ -445,8 +445,9 @@ def grade_class(
     course_file: str | None,
 ) -> None:
     """Grade every submission in SUBMISSIONS: <student>.py, <student>.ipynb or a <student>/
-    folder of exercise modules, in the sandbox, in parallel, resumably. Writes a feedback page
-    per student and grades.csv into the output directory.
+    folder (the exercise modules, or the notebook, .py file or folder of modules inside it that
+    holds the work), in the sandbox, in parallel, resumably. Writes a feedback page per student,
+    grades.csv and the score histogram into the output directory.
 
     Exits 0 when every submission was graded, 3 when any was not.
     """

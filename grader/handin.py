@@ -34,7 +34,9 @@ def find_submission(submission: Path) -> tuple[Path, Message | None]:
     if len(candidates) <= 1:
         return (next(iter(candidates), submission)), None
     budget = [PARSED_CHARS]
-    done = {c: len(set().union(*(_implemented(f, budget) for f in paths))) for c, paths in candidates.items()}
+    # Counted shallowest first: the budget goes to the work at the top, not to a deep tree.
+    order = sorted(candidates, key=lambda c: (len(c.parts), str(c)))
+    done = {c: len(set().union(*(_implemented(f, budget) for f in candidates[c]))) for c in order}
 
     def rank(c: Path) -> tuple[int, int, int, int, str]:
         kind = 0 if c in folders else 1 if c.suffix == ".ipynb" else 2  # ties: modules, a notebook, a file
@@ -110,6 +112,11 @@ SEARCHED_ENTRIES = 10_000
 (``Path.rglob`` recursed once a level and raised RecursionError) or a million files."""
 
 
+NOT_WORK = {"__MACOSX", "__pycache__", "site-packages", "dist-packages", "node_modules"}
+"""Folders that are never a student's work: a zip tool's copies, caches, installed packages (a
+committed virtual environment holds a matplotlib/testing/compare.py)."""
+
+
 def upload_files(submission: Path) -> list[Path]:
     """The upload's regular files, sorted, walked without following a symlink (a linked folder
     could lead to the reference solution in the bundle) and without what a zip tool or an
@@ -125,8 +132,12 @@ def upload_files(submission: Path) -> list[Path]:
             continue
         for entry in entries:
             seen += 1
-            if entry.name == "__MACOSX" or entry.name.startswith(".") or entry.is_symlink():
+            if entry.name in NOT_WORK or entry.name.startswith(".") or entry.is_symlink():
                 continue
+            if entry.name == "pyvenv.cfg":  # this folder is a virtual environment: none of it is work
+                found = [f for f in found if folder not in f.parents]
+                pending = [(d, n) for d, n in pending if folder not in d.parents]
+                break
             if entry.is_dir(follow_symlinks=False) and depth < SEARCHED_DEPTH:
                 pending.append((Path(entry.path), depth + 1))
             elif entry.is_file(follow_symlinks=False):

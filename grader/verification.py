@@ -241,7 +241,11 @@ def find(
     beside = folder / ANSWERS_FILE
     if origin.suffix == ".ipynb":  # read whole, as it is graded: plots make 256 KiB notebooks common
         answers = from_notebook(_read_capped(origin, notebook.MAX_NOTEBOOK_BYTES), stopped)
-        return _or_beside_notebook(answers, beside if beside.is_file() else elsewhere) if beside_lone_file else answers
+        if not beside_lone_file:
+            return answers
+        if beside.is_file():
+            return _or_beside_notebook(answers, beside, "question.file_read_for_notebook")
+        return _or_beside_notebook(answers, elsewhere, "question.file_elsewhere")
     if not origin.is_dir() and not beside_lone_file:
         return Answers({}, ANSWERS_FILE, Message("question.lone_file", {"file": ANSWERS_FILE}))
     note = None
@@ -253,7 +257,7 @@ def find(
     return answers if answers.problem is not None else dataclasses.replace(answers, note=note)
 
 
-def _or_beside_notebook(answers: Answers, file: Path | None) -> Answers:
+def _or_beside_notebook(answers: Answers, file: Path | None, said: str) -> Answers:
     """A notebook's answers, or, when its answer cells are all blank, those of the answers file
     handed in beside it (a student who filled in verification.toml); either way said."""
     if file is None or not file.is_file() or _hard_linked(file):
@@ -267,7 +271,7 @@ def _or_beside_notebook(answers: Answers, file: Path | None) -> Answers:
     for qid, parts in answers.values.items():  # a written answer in the notebook's cell still counts
         if not is_blank(parts.get(WRITTEN)):
             values.setdefault(qid, {})[WRITTEN] = parts[WRITTEN]
-    return Answers(values, ANSWERS_FILE, note=Message("question.file_read_for_notebook", {"file": ANSWERS_FILE}))
+    return Answers(values, ANSWERS_FILE, note=Message(said, {"file": ANSWERS_FILE}))
 
 
 def _hard_linked(path: Path) -> bool:

@@ -168,10 +168,18 @@ def test_a_solved_notebook_beats_the_released_stubs_and_a_venv_uploaded_with_it(
     (tmp_path / "scratch.py").write_text("import numpy as np\n\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x\n")
     for n in range(40):
         (tmp_path / f"junk{n}.py").write_text("x = 1\n" * 200_000)  # 1.2 MB each, slow to parse
+    # A committed virtual environment named env/, sorting before lab.ipynb (a verification trial):
+    packages = tmp_path / "env" / "lib" / "python3.11" / "site-packages"
+    (packages / "matplotlib" / "testing").mkdir(parents=True)
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (packages / "matplotlib" / "testing" / "compare.py").write_text("def compare_images():\n    pass\n")
+    for n in range(8):
+        (packages / f"big{n}.py").write_text("def f():\n    return 1\n" * 20_000)  # 0.45 MB each
     began = time.monotonic()
     chosen, note = find_submission(tmp_path)
     assert chosen == tmp_path / "lab.ipynb" and time.monotonic() - began < 30
     assert note is not None and "exercises" in note.params["others"] and note.params["others"].endswith("more")
+    assert not [name for name in note.params["others"].split(", ") if name.startswith("env")]
     assert len(note.params["others"]) < 2000
 
 
