@@ -14,9 +14,9 @@ class Counting(InKernelWorker):
         super().__init__(namespace, scratch)
         self.calls: list[str] = []
 
-    def call(self, function, args, kwargs, seconds=None):
+    def call(self, function, args, kwargs, seconds=None, start_seconds=None):
         self.calls.append(function)
-        return super().call(function, args, kwargs, seconds)
+        return super().call(function, args, kwargs, seconds, start_seconds)
 
 
 def _student(namespace, tmp_path):

@@ -19,9 +19,9 @@ class Counting(InKernelWorker):
         self.calls: list[str] = []
         self.forge = forge
 
-    def call(self, function, args, kwargs, seconds=None):
+    def call(self, function, args, kwargs, seconds=None, start_seconds=None):
         self.calls.append(function)
-        reply = super().call(function, args, kwargs, seconds)
+        reply = super().call(function, args, kwargs, seconds, start_seconds)
         if self.forge is not None:
             reply.message.update(self.forge(args))
         return reply
