@@ -177,11 +177,10 @@ def grading_identity() -> str:
     the question bank (its key) and the reference solution. Part of each student's change key,
     so that a run after any of them changed (a suite fixed, normlab upgraded) grades everyone
     again, as ``--force`` would, and an interrupted ``--force`` is finished by the next run."""
-    from grader import course
+    from grader import course, reference
 
     files = [*sorted(course.suites_dir().glob("*.py")), course.PACKAGE / "questions.toml"]
-    files += sorted(p for p in course.solutions_dir().glob("*.py"))
-    parts = [importlib.metadata.version("normlab").encode()]
+    parts = [importlib.metadata.version("normlab").encode(), reference.identity(course.solutions_dir()).encode()]
     parts += [part for path in files for part in (path.name.encode(), path.read_bytes())]
     return key_of(*parts)
 

@@ -23,7 +23,16 @@ import numpy as np
 from grader import checks
 from grader.public import ANSWERS_FILE, call_noting_changes, decode, read_answers, recorded
 
-__all__ = ["ANSWERS_FILE", "Expected", "judge"]
+__all__ = ["ANSWERS_FILE", "Expected", "judge", "without_skipped"]
+
+
+def without_skipped(got: Any, want: Any, skip: Iterable[str]) -> tuple[Any, Any]:
+    """Two dict answers without the keys ``skip`` leaves to other checks; other answers as
+    they are."""
+    if not (isinstance(want, dict) and isinstance(got, dict)):
+        return got, want
+    left = set(skip)
+    return {k: v for k, v in got.items() if k not in left}, {k: v for k, v in want.items() if k not in left}
 
 
 class Expected:
@@ -56,9 +65,7 @@ class Expected:
         if changed:
             with checks.public_inputs():
                 checks.expect_untouched(changed, function=function.__name__)
-        want, got = decode(entry["answer"]), answer
-        if isinstance(want, dict) and isinstance(got, dict):
-            got = {k: v for k, v in got.items() if k not in set(skip)}
+        got, want = without_skipped(answer, decode(entry["answer"]), skip)
         hints = [(decode(candidate), hint) for hint, candidate in entry.get("hints", [])]
         with checks.public_inputs():
             judge(got, want, Judgement(what, tuple(names), hints, rel))

@@ -116,7 +116,7 @@ class AnswerFile:
 
     def __init__(self, directory: Path, solutions: Path) -> None:
         self.directory = directory
-        self.path = directory / f"reference-answers-{_identity(solutions)}.pickle"
+        self.path = directory / f"reference-answers-{identity(solutions)}.pickle"
 
     def load(self) -> dict[bytes, Any]:
         try:
@@ -160,7 +160,7 @@ class _Uncached:
         return lambda *args, **kwargs: function(*ref._convert(list(args)), **ref._convert(kwargs))
 
 
-def _identity(solutions: Path) -> str:
+def identity(solutions: Path) -> str:
     """A digest of what the reference answers depend on (see :class:`AnswerFile`)."""
     h = hashlib.blake2b(repr((sys.version, np.__version__)).encode(), digest_size=16)
     named = [(p.name, p) for p in (Path(__file__), Path(callables.__file__))]

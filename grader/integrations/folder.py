@@ -90,8 +90,10 @@ class FolderClass:
 
     def _submitted(self, student: str, name: str, kind: str) -> Submitted | Refused:
         try:
-            if kind == "dir" and not any(f"{m}.py" in files.entries(self.root, name) for m in MODULES):
-                return self._found_inside(student, name)
+            if kind == "dir":
+                inside = files.entries(self.root, name)  # listed once: a folder may be large
+                if not any(f"{m}.py" in inside for m in MODULES):
+                    return self._found_inside(student, name)
             return Submitted(student, self.root / name, self._key(name, kind))
         except files.Unreadable as exc:
             return Refused(student, f"the submission cannot be read ({exc})")
@@ -202,8 +204,8 @@ def grades_csv(out: Path, course_policy: Policy | None = None) -> Path:
     bank = questions.load()
     qids = [q.id for q in bank.questions if q.id in written]
     factors = {q.id: course_policy.written_factor(q.id, q.written.points) for q in bank.questions if q.written}
-    kept = [q for q in bank.questions if q.written and q.id not in course_policy.drop]
-    written_max = sum(policy.scaled(q.written.points, factors[q.id]) for q in kept if q.written)
+    counted = [(q.id, q.written.points) for q in bank.questions if q.written and q.id not in course_policy.drop]
+    written_max = sum(policy.scaled(points, factors[qid]) for qid, points in counted)
     stored = {path.stem: path for path in (out / "normlab" / "reports").glob("*.json")}
     roster = load_roster(out)
     buffer = io.StringIO()

@@ -67,9 +67,7 @@ def export_page(course: FolderClass, assignment: str, qid: str, ungraded: bool =
     """Every student's answer to ``qid`` on one page, the rubric items as checkboxes, each
     grade imported earlier said under its answer; ``ungraded``: only the answers with none."""
     answers = {s.student: _answer(s, qid) for s in course.submissions() if isinstance(s, Submitted)}
-    written = questions.load().question(qid).written
-    # Shown at the policy's points; stored as the bank's, which grades.csv scales (as reports).
-    factor = saved_policy(course.out).written_factor(qid, written.points) if written is not None else 1.0
+    factor = _shown_factor(course.out, qid)
     graded = load_digests(course.out).get(qid, {})
     earlier = {
         s: Earlier(
@@ -97,10 +95,15 @@ def import_page(out: Path, text: str) -> list[Marked]:
     digests.setdefault(qid, {}).update({entry.student: entry.digest for entry in marked})
     write_atomic(store(out), json.dumps({"points": points, "answers": digests}, indent=1, sort_keys=True) + "\n")
     grades_csv(out)
-    # Said at the points the page showed (the policy's); stored as the bank's, which grades.csv scales.
-    written = questions.load().question(qid).written
-    factor = saved_policy(out).written_factor(qid, written.points) if written is not None else 1.0
+    factor = _shown_factor(out, qid)
     return [replace(entry, points=scaled(entry.points, factor)) for entry in marked]
+
+
+def _shown_factor(out: Path, qid: str) -> float:
+    """Pages show and import points at the class policy's scale; they are stored at the bank's
+    (as reports are), and grades.csv scales them."""
+    written = questions.load().question(qid).written
+    return saved_policy(out).written_factor(qid, written.points) if written is not None else 1.0
 
 
 __all__ = ["WRITTEN_FILE", "export_page", "import_page", "load_points", "store"]

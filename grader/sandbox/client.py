@@ -483,8 +483,7 @@ class Worker:
         first = 0.0
         if self.proc is None or self._prestarted:
             began, fresh = time.monotonic(), self.cell_outcomes is None
-            restart = self.limits.notebook_seconds if start_seconds is None else start_seconds
-            self._start(self.limits.notebook_seconds if fresh else restart)
+            self._start(self.limits.notebook_seconds if fresh or start_seconds is None else start_seconds)
             first = time.monotonic() - began if fresh else 0.0
         nonce = secrets.token_hex(16)
         try:
