@@ -68,7 +68,7 @@ def shift_response(x, shift):
     Returns:
         ``{"layernorm": float, "rmsnorm": float}``: the largest absolute difference between the
         two outputs, over all elements. LayerNorm subtracts the mean, so its answer is close to
-        0; RMSNorm does not, so its answer is not.
+        0; RMSNorm does not, so its answer is not. ``x`` is not modified.
     """
     ### BEGIN SOLUTION hint: compare the norms of x + shift with the norms of x
     return _output_change(x, x + shift)

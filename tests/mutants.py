@@ -578,4 +578,18 @@ MUTANTS = [
         "return _output_change(x, x * abs(scale))",
         None,
     ),
+    (
+        "shift_response_in_place",
+        "compare",
+        "return _output_change(x, x + shift)",
+        "x += shift\n    return _output_change(x - shift, x)",
+        None,
+    ),
+    (
+        "scale_response_in_place",
+        "compare",
+        "return _output_change(x, x * scale)",
+        "x *= scale\n    return _output_change(x / scale, x)",
+        None,
+    ),
 ]

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from grader.checks import expect, expect_keys, expect_value
+from grader.checks import expect, expect_keys, expect_untouched, expect_value
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 
@@ -67,6 +67,15 @@ def test_shift_response(student: StudentProxy, reference: Reference, rng: np.ran
 def test_shift_response_negative_shift(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """shift_response also works for a negative shift."""
     _check_response(student, reference, rng, "shift_response", -7.5)
+
+
+@pytest.mark.points(1)
+def test_responses_leave_x_unchanged(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """shift_response and scale_response leave x exactly as it was (no in-place operations)."""
+    for name, amount in (("shift_response", 3.0), ("scale_response", 10.0)):
+        # Right answers first: untouched inputs alone are no achievement (decision 1).
+        _check_response(student, reference, rng, name, amount)
+        expect_untouched(student.recorded().mutated, function=name)
 
 
 @pytest.mark.points(2)
