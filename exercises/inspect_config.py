@@ -38,7 +38,7 @@ def inspect_config(config):
         ``hidden_size`` int   width of the residual stream
         ``n_norms``     int   normalization modules on the residual path (see Counting)
         ``final_norm``  bool  a norm sits between the last layer and the output head
-        ``qk_norm``     bool  attention normalizes queries and keys per head
+        ``qk_norm``     bool  attention normalizes its queries and keys (QK-norm)
         ``note``        str   2 to 4 English sentences for a serving engineer: the norm type in
                               words ("LayerNorm", "RMSNorm", or "RMSNorm with a (1 + weight)
                               scale"), the eps written as ``repr(eps)`` (e.g. ``1e-06``), the
@@ -96,7 +96,7 @@ def inspect_config(config):
         ``norms per layer * n_layers + (1 if a norm follows the embedding) + (1 if a final
         norm)``, each counted once however many sublayers share it. An encoder-decoder counts
         both stacks (``n_layers`` is then encoder layers + decoder layers). Not counted:
-        per-head QK-norms (that is ``qk_norm``), a norm inside a token mixer, any vision tower.
+        QK-norms (that is ``qk_norm``), a norm inside a token mixer, any vision tower.
 
     Layer count and width are read from the first key present among ``num_hidden_layers``,
     ``n_layer``, ``num_layers``, ``n_layers`` and among ``hidden_size``, ``n_embd``, ``n_embed``,
