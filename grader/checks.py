@@ -147,7 +147,8 @@ DTYPE_KINDS = {
 def _hint_messages(got: np.ndarray, hints: Iterable[tuple[Any, str]], tol: Tolerance) -> list[Message]:
     """Every hint whose candidate the answer matches (NaN matching NaN, inf matching inf). On
     some inputs two mistakes give the same answer (with a silent sublayer, post-norm and a
-    normalized residual agree): then both are named, not one at random."""
+    normalized residual agree): then both are named, not one at random, after a line saying
+    that the input cannot tell them apart (a student read two hints as contradicting)."""
     g = got.astype(np.float64)
     found: list[Message] = []
     for candidate, hint_id in hints:
@@ -159,7 +160,7 @@ def _hint_messages(got: np.ndarray, hints: Iterable[tuple[Any, str]], tol: Toler
         finite = np.isfinite(cand)
         if _close(g[finite], cand[finite], tol).all():
             found.append(Message(hint_id))
-    return found
+    return [Message("check.hints_agree"), *found] if len(found) > 1 else found
 
 
 def _close(got: np.ndarray, want: np.ndarray, tol: Tolerance) -> np.ndarray:

@@ -124,13 +124,14 @@ def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str |
 def check(
     path: str | None, lang: str | None, require_sandbox: bool | None, output: str | None, select: str | None
 ) -> None:
-    """Run the public tests on PATH, as the final grading would. Without PATH: this folder if
-    it holds your exercise files (rmsnorm.py ...), else ./exercises.
+    """Run the public tests on PATH (a folder of exercise files, a notebook or a .py file), as
+    the final grading would. Without PATH: this folder if it holds your exercise files
+    (rmsnorm.py ...), else ./exercises, else the notebook here that holds your work.
 
     Exits 1 while any public test fails. The hidden tests are not run.
     """
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
-    target = Path(path) if path else _your_work()
+    target = Path(path) if path else _your_work(settings.lang)
     # The report's title says which folder was checked, in full: the one header line.
     report = _grade(str(target.resolve()), ("public",), settings, select)
     passed = report.score == report.max_score
@@ -150,7 +151,10 @@ def _blank_answers(target: Path, lang: str) -> str:
         return render(answers.problem, lang) + "\n"
     bank = questions.load()
     blank, malformed = verification.blanks(bank, answers), verification.form_problems(bank, answers)
-    lines = []
+    lines = [] if answers.note is None else [render(answers.note, lang)]
+    ambiguous = verification.ambiguous_numbers(bank, answers)
+    if ambiguous:
+        lines.append(render(Message("question.ambiguous_numbers", {"parts": ", ".join(ambiguous)}), lang))
     if malformed:  # an answer the grade would score 0 whatever the key: say so now
         lines.append(render(Message("report.malformed_title", where), lang))
         lines += [f"  {qid}: {render(problem, lang)}" for qid, problem in malformed]
@@ -178,7 +182,7 @@ def checklist(path: str | None, lang: str | None, require_sandbox: bool | None) 
     from grader import checklist as artifacts
 
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
-    target = Path(path) if path else _your_work()
+    target = Path(path) if path else _your_work(settings.lang)
     report = _grade(str(target), ("public",), settings, None)
     items = artifacts.check(target if target.is_dir() else target.parent, report)
     lines = [render(Message("checklist.title", {"path": str(target.resolve())}), settings.lang)]
@@ -191,17 +195,24 @@ def checklist(path: str | None, lang: str | None, require_sandbox: bool | None) 
     sys.exit(0 if complete else EXIT_FAILED_CHECK)
 
 
-def _your_work() -> Path:
-    """What ``check`` grades when given no path: never anything but the student's own files."""
+def _your_work(lang: str) -> Path:
+    """What ``check`` grades when given no path: never anything but the student's own files.
+    A notebook student runs it beside ``lab.ipynb``: the notebook (of several, the one that
+    implements the most, as a hand-in is read) is checked, and said."""
     here = Path.cwd()
     if any((here / f"{module}.py").is_file() for module in course.MODULES):
         return here
     if (here / "exercises").is_dir():
         return here / "exercises"
-    raise UsageExit(
-        f"no exercise files in {here} (rmsnorm.py, layernorm.py, ...) and no exercises/ folder: "
-        "run normlab check in the folder that holds your work, or give its path"
-    )
+    notebooks = sorted(p.name for p in here.glob("*.ipynb") if p.is_file())
+    if notebooks:
+        from grader import handin
+
+        chosen, _ = handin.find_submission(here)
+        chosen = chosen if chosen.suffix == ".ipynb" else here / notebooks[0]
+        click.echo(render(Message("cli.checking_notebook", {"notebook": chosen.name}), lang), err=True)
+        return chosen
+    raise UsageExit(render(Message("cli.no_work", {"folder": str(here)}), lang))
 
 
 course_file_option = click.option(

@@ -265,8 +265,8 @@ def _or_beside_notebook(answers: Answers, file: Path | None, said: str) -> Answe
     if any(not is_blank(v) for parts in answers.values.values() for k, v in parts.items() if k != WRITTEN):
         return dataclasses.replace(answers, note=Message("question.file_not_read", {"file": ANSWERS_FILE}))
     from_file = from_toml(_read_capped(file))
-    if from_file.problem is not None:
-        return answers
+    if from_file.problem is not None:  # a file the student filled in, that we cannot read: said
+        return dataclasses.replace(answers, note=from_file.problem)
     values = {qid: dict(parts) for qid, parts in from_file.values.items()}
     for qid, parts in answers.values.items():  # a written answer in the notebook's cell still counts
         if not is_blank(parts.get(WRITTEN)):
@@ -361,6 +361,24 @@ def form_problems(bank: Bank, answers: Answers) -> list[tuple[str, Message]]:
             problem = None if unanswered(part, value) else form_problem(part, value)
             if problem is not None:
                 out.append((question.id, problem))
+    return out
+
+
+AMBIGUOUS_NUMBER = re.compile(r"[+-]?[1-9]\d{0,2}[.,]\d{3}")
+"""One separator before exactly three digits: ``266.240`` is 266240 to a Brazilian reader and
+266.24 to the grader (as ``266,240`` is to an English one)."""
+
+
+def ambiguous_numbers(bank: Bank, answers: Answers) -> list[str]:
+    """``q9.a``-style names of the number parts answered in a form that reads two ways. Said
+    whatever the key, so it tells nothing about the answer."""
+    out = []
+    for question in bank.questions:
+        given = answers.values.get(question.id, {})
+        for part in question.parts:
+            value = given.get(part.id) if isinstance(given, dict) else None
+            if part.kind == "number" and isinstance(value, str) and AMBIGUOUS_NUMBER.fullmatch(value.strip()):
+                out.append(f"{question.id}.{part.id}")
     return out
 
 

@@ -148,6 +148,22 @@ def test_check_without_a_path_and_no_exercise_files_here_is_a_usage_error(tmp_pa
     assert out.returncode == 2 and "no exercise files" in out.stderr
 
 
+def test_check_without_a_path_beside_a_notebook_checks_the_notebook(tmp_path):
+    """A pt-BR student ran ``normlab check --lang pt-BR`` beside their lab.ipynb and got an
+    English usage error that did not mention the notebook: the notebook that holds the work
+    is checked, and said; with nothing at all, the error is in the student's language."""
+    empty_notebook = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "copia_vazia.ipynb").write_text(json.dumps(empty_notebook))
+    shutil.copy(ROOT / "tests/corpus/notebooks/lab_jupyterlab_filled.ipynb", tmp_path / "Lab_Normalizacao.ipynb")
+    out = run("check", "-k", "rmsnorm", "--lang", "pt-BR", cwd=tmp_path)
+    assert "Conferindo Lab_Normalizacao.ipynb" in out.stderr, out.stderr
+    assert out.returncode == 0, out.stdout + out.stderr
+    empty = tmp_path / "nada"
+    empty.mkdir()
+    out = run("check", "--lang", "pt-BR", cwd=empty)
+    assert out.returncode == 2 and "nenhum arquivo de exercício" in out.stderr
+
+
 def test_messages_name_the_students_own_file_and_cell(tmp_path):
     """A notebook's or a single file's messages name it as the student knows it (its own name,
     a cell by its number and first line), never the grader's internal copy."""

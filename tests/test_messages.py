@@ -4,6 +4,7 @@ import re
 import string
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from grader import messages
@@ -85,3 +86,22 @@ def test_the_neutral_phrases_of_hidden_feedback_are_said_in_the_readers_language
     assert render(Message("fault.raised", {"function": "rmsnorm", "exc_type": "ValueError"}), "pt-BR").endswith(
         "lançou ValueError."
     )
+
+
+def test_hints_that_agree_on_an_input_are_introduced_as_alternatives():
+    """With a silent sublayer, post-norm and a normalized residual give the same answer: a
+    student read the two hints as contradicting advice. A line before them says the input
+    cannot tell them apart; a single matching hint stands alone."""
+    from grader.checks import Mismatch, expect_array
+    from grader.suites._mistakes import block_hints, rms
+
+    rng = np.random.default_rng(0)
+    x, gamma = rng.standard_normal((3, 8)), np.ones(8)
+    for sublayer, wanted in ((np.zeros_like, ["check.hints_agree", "hint.postnorm_instead_of_prenorm"]), (np.tanh, [])):
+        postnorm = rms(x + sublayer(x), gamma, 1e-6)
+        right = x + sublayer(rms(x, gamma, 1e-6))
+        with pytest.raises(Mismatch) as raised:
+            expect_array(postnorm, right, what="block(x)", hints=block_hints(x, sublayer, gamma, 1e-6))
+        ids = [m.id for m in raised.value.messages]
+        assert ids[1 : len(wanted) + 1] == wanted if wanted else ids.count("check.hints_agree") == 0
+        assert ("hint.normalized_residual" in ids) == bool(wanted)

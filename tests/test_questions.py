@@ -571,6 +571,47 @@ def test_an_answers_file_beside_a_notebook_is_read_when_the_notebooks_answers_ar
     assert answers.where == "notebook" and _total(verification.score(BANK, answers)[0]) == AUTO_POINTS
 
 
+def test_an_unreadable_answers_file_beside_a_blank_notebook_is_said(tmp_path):
+    """A pt-BR student wrote ``b = 3,54`` (not TOML) in the verification.toml beside a notebook
+    with blank answer cells: the file was ignored in silence and every part said "not answered".
+    The file's problem is the note, in the grading and in check."""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+
+    (tmp_path / ANSWERS_FILE).write_text("[q3]\na = 3,54\n", encoding="utf-8")
+    blank = {qid: {k: None for k in parts if k != WRITTEN} for qid, parts in reference_answers().items()}
+    path = tmp_path / "lab.ipynb"
+    path.write_bytes(_notebook("\n".join(f"answers_{qid} = {parts!r}" for qid, parts in blank.items())))
+    answers = verification.find(path)
+    assert answers.note is not None and answers.note.id == "question.file_unreadable"
+    assert answers.note.params["line"] == "2"
+    shown = CliRunner().invoke(main, ["check", str(path), "--lang", "en"]).output
+    assert "not valid TOML (near line 2)" in shown
+
+
+def test_a_number_that_reads_two_ways_is_said_whatever_the_key(tmp_path):
+    """``"266.240"`` is 266240 to a Brazilian student and 266.24 to the grader: a note, at once
+    and in check, for every number part written so (right or wrong); "0,302" and "3,54" are
+    plain decimals and say nothing."""
+    from click.testing import CliRunner
+
+    from grader.cli import main
+    from grader.runner import FINAL, Options, grade
+
+    sub = copy_solutions(tmp_path / "sub")
+    numbers = [(q.id, p.id) for q in BANK.questions for p in q.parts if p.kind == "number"]
+    (q1, p1), (q2, p2) = numbers[:2]
+    values = {(q1, p1): "266.240", (q2, p2): "1,500"}
+    text = "".join(f'[{q}]\n{p} = "{v}"\n' for (q, p), v in values.items())
+    (sub / ANSWERS_FILE).write_text(text + '[q9]\nz = "0,302"\n', encoding="utf-8")
+    notes = [n for n in grade(sub, Options(suites=FINAL)).notes if n.id == "question.ambiguous_numbers"]
+    assert len(notes) == 1 and notes[0].params["parts"] == f"{q1}.{p1}, {q2}.{p2}"
+    assert "is read as a decimal" in CliRunner().invoke(main, ["check", str(sub), "--lang", "en"]).output
+    (sub / ANSWERS_FILE).write_text(f'[{q1}]\n{p1} = "0,302"\n[{q2}]\n{p2} = "3,54"\n', encoding="utf-8")
+    assert not [n for n in grade(sub, Options(suites=FINAL)).notes if n.id == "question.ambiguous_numbers"]
+
+
 def test_an_answer_of_the_wrong_form_is_said_at_once(tmp_path):
     """A part's own message waits for the due date on Gradescope, too late to fix a form the
     grader cannot read ("zz" for one letter, text for a number): a note, shown at once, names
