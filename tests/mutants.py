@@ -176,6 +176,13 @@ MUTANTS = [
         "check.mutated_hidden",
     ),
     (
+        "postnorm_promotes_the_stream",
+        "residual",
+        "return rmsnorm(x + sublayer(x).astype(x.dtype), gamma, eps)",
+        "return rmsnorm(x + sublayer(x), gamma, eps)",
+        "check.dtype",
+    ),
+    (
         "block_promotes_the_stream",
         "residual",
         "return x + sublayer(rmsnorm(x, gamma, eps)).astype(x.dtype)",

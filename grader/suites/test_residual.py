@@ -146,6 +146,15 @@ def test_postnorm_block_batch(student: StudentProxy, reference: Reference, rng: 
 
 
 @pytest.mark.points(1)
+def test_postnorm_block_keeps_the_streams_dtype(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """postnorm_block keeps a float32 stream float32 even when the sublayer computes in float64."""
+    x, gamma = _stream(rng, (3, 4, 16), dtype=np.float32)
+    _check_postnorm(student, reference, x, Sublayer("linear", w=_weights(rng, 16)), gamma.astype(np.float64))
+
+
+@pytest.mark.points(1)
 def test_postnorm_sublayer_reads_the_raw_stream(
     student: StudentProxy, reference: Reference, rng: np.random.Generator
 ) -> None:
