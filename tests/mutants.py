@@ -212,6 +212,13 @@ MUTANTS = [
         "hint.trace_whole_array_norm",
     ),
     (
+        "attention_counts_promote_float32",
+        "stack",
+        "counts = np.arange(1, T + 1, dtype=h.dtype).reshape(T, 1)",
+        "counts = np.arange(1, T + 1).reshape(T, 1)",
+        "check.dtype",
+    ),
+    (
         "attention_not_causal",
         "stack",
         "causal_mean = np.cumsum(h, axis=-2) / counts",

@@ -64,6 +64,19 @@ def test_attention_stub_batch(student: StudentProxy, reference: Reference, rng: 
     )
 
 
+@pytest.mark.points(1)
+def test_attention_stub_keeps_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """attention_stub returns the dtype of h: a float32 h with float32 weights gives float32."""
+    h = rng.standard_normal((2, 6, 5)).astype(np.float32)
+    w_o = rng.standard_normal((5, 5)).astype(np.float32)
+    expect_array(
+        student.attention_stub(h, w_o),
+        reference.attention_stub(h, w_o),
+        what="attention_stub(h, w_o)",
+        hints=[(m.attention_full_mean(h, w_o), "hint.attention_not_causal")],
+    )
+
+
 @pytest.mark.points(2)
 def test_ffn_stub_swiglu(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """ffn_stub computes (silu(h @ w_gate) * (h @ w_up)) @ w_down, position by position."""
