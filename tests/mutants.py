@@ -457,6 +457,13 @@ MUTANTS = [
         "hint.quant_error_whole_stream",
     ),
     (
+        "quant_overflow_of_the_largest_square",
+        "quantization",
+        "np.sum(np.sum(s**2, axis=-1) > FLOAT16_MAX, axis=tokens)",
+        "np.sum(np.max(s**2, axis=-1) > FLOAT16_MAX, axis=tokens)",
+        None,
+    ),
+    (
         "quant_overflow_of_values_not_squares",
         "quantization",
         "np.sum(s**2, axis=-1) > FLOAT16_MAX",

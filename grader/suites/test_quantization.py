@@ -177,6 +177,17 @@ def test_quantization_report_of_the_setup(student: StudentProxy, reference: Refe
 
 
 @pytest.mark.points(1)
+def test_quantization_report_counts_overflowing_sums(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator
+) -> None:
+    """overflows counts tokens whose sum of squares exceeds float16's largest value, even when no
+    single square does (a wide stream of moderate values, no outlier channel)."""
+    x, weights = _stack(rng, 3, 64, (6,), 0.0, 0)
+    x = x * np.array([50.0, 10.0, 50.0, 5.0, 50.0, 10.0])[:, None]  # sums of squares ~160000 or below 6400
+    _check_report(student, reference, x, weights, (None, 8, 2), None)
+
+
+@pytest.mark.points(1)
 def test_quantization_report_uses_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """quantization_report passes its eps to every norm, in the float run and the quantized ones."""
     x, weights = _stack(rng, 3, 8, (2, 4), 0.0, 2)
