@@ -106,10 +106,19 @@ def main() -> None:
 
 
 def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str | None) -> Report:
+    from grader import handin
     from grader.runner import Options, grade
 
+    target, note, elsewhere = Path(path), None, None
+    if target.is_dir() and not any((target / f"{m}.py").is_file() for m in course.MODULES):
+        # A student's folder holding a notebook, a .py file or exercises/ deeper down: graded
+        # as grade-class and Gradescope grade it (the same folder must get the same grade).
+        target, note = handin.find_submission(target)
+        elsewhere = handin.answers_file(Path(path))
+    options = Options(suites=suites, settings=settings, select=select, single=True, answers_elsewhere=elsewhere)
     try:
-        return grade(path, Options(suites=suites, settings=settings, select=select, single=True))
+        report = grade(target, options)
+        return report if note is None else dataclasses.replace(report, notes=(note, *report.notes))
     except SubmissionError as exc:
         raise UsageExit(str(exc)) from exc
     except GraderFault as exc:
@@ -473,7 +482,7 @@ def grade_class(
     _known_students(source, students)
     # Every suite a final grade holds, the questions' auto-graded parts included, as autograde.
     # A <student>.py has no answers file: one beside it in the class folder is nobody's own.
-    options = Options(suites=FINAL, settings=settings, answers_beside_lone_file=False)
+    options = Options(suites=FINAL, settings=settings, class_root=source.root)
     run = ClassRun(source, FolderPublisher(source, settings.lang), options, force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
     seen: list[StudentOutcome] = []

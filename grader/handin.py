@@ -14,6 +14,7 @@ from pathlib import Path
 from grader import course, notebook
 from grader.course import MODULES
 from grader.messages import Message
+from grader.questions import ANSWERS_FILE
 from grader.submission import MAX_MODULE_BYTES
 
 
@@ -145,4 +146,26 @@ def upload_files(submission: Path) -> list[Path]:
     return sorted(found)
 
 
-__all__ = ["find_submission", "upload_files"]
+def answers_file(upload: Path) -> Path | None:
+    """The upload's one ``verification.toml``, at any depth searched; None when there is none,
+    or several (which one is the student's would be a guess)."""
+    found = [path for path in upload_files(upload) if path.name == ANSWERS_FILE]
+    return found[0] if len(found) == 1 else None
+
+
+def class_answers(work: Path, class_root: Path) -> tuple[bool, Path | None]:
+    """How the answers of ``work``, a class member's hand-in, are read: ``(beside_lone_file,
+    elsewhere)`` for :func:`grader.verification.find`. A lone ``<student>.py`` or notebook in the
+    class folder has no answers file (the one beside it is the whole class's); work found inside
+    a ``<student>/`` folder reads the file beside it, else the one answers file of that folder,
+    as a Gradescope upload is read."""
+    try:
+        parts = work.relative_to(class_root).parts
+    except ValueError:
+        return True, None
+    if len(parts) <= 1:
+        return work.is_dir(), None
+    return True, answers_file(class_root / parts[0])
+
+
+__all__ = ["answers_file", "class_answers", "find_submission", "upload_files"]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import course, notebook, questions, sessions, verification
+from grader import course, handin, notebook, questions, sessions, verification
 from grader.faults import GraderFault
 from grader.messages import Message
 from grader.model import CheckResult, ManualPart, Report
@@ -52,9 +52,10 @@ class Options:
     """The only grading of this process (``normlab check``, ``grade``, a Gradescope container):
     its worker starts cold, while the suites are collected, instead of from a warm sandbox that
     would have to start first and would serve no other grading."""
-    answers_beside_lone_file: bool = True
-    """A lone ``.py`` file's answers are the ``verification.toml`` beside it; False in a class
-    folder (``grade-class``), where that file would be every one-file student's."""
+    class_root: Path | None = None
+    """The class folder of a ``grade-class`` run: a lone ``<student>.py`` or notebook in it has
+    no answers file (the one beside it would be every one-file student's); work inside a
+    student's folder reads that folder's (``handin.class_answers``)."""
     answers_elsewhere: Path | None = None
     """An answers file to read when none lies beside the work (a Gradescope upload's one
     ``verification.toml``, in another folder than the exercises)."""
@@ -92,12 +93,10 @@ def _questions(
     bank = questions.load()
     if not bank.hidden:
         raise GraderFault("the question bank's keys are not installed (is this a student copy of the grader?)")
-    answers = verification.find(
-        submission,
-        beside_lone_file=options.answers_beside_lone_file,
-        stopped=stopped,
-        elsewhere=options.answers_elsewhere,
-    )
+    beside, elsewhere = True, options.answers_elsewhere
+    if options.class_root is not None:
+        beside, elsewhere = handin.class_answers(Path(submission), options.class_root)
+    answers = verification.find(submission, beside_lone_file=beside, stopped=stopped, elsewhere=elsewhere)
     results, manual = verification.score(bank, answers)
     notes = [m for m in (answers.problem, answers.note) if m is not None]
     malformed = verification.form_problems(bank, answers)

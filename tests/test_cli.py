@@ -418,3 +418,42 @@ def test_a_class_folder_holding_a_notebook_or_nested_modules_is_graded_and_an_ar
     reference = json.loads(run("grade", "solutions", "--json").stdout)
     auto = reference["max_score"] - 23  # the questions' auto-graded parts: no answers handed in
     assert float(rows["peggy"]["score"]) == float(rows["judy"]["score"]) == auto
+
+
+def test_a_students_folder_answers_are_read_wherever_the_work_inside_it_was_found(tmp_path):
+    """Red team, round 5: a notebook found inside peggy/ with verification.toml beside it, and
+    judy/exercises/ with judy/verification.toml, lost every auto-graded question point (23) and
+    their written answers (a Gradescope upload of the same folder scored full marks), and normlab
+    grade on either folder graded nothing. Read as on Gradescope, in the grading and on the
+    written page; a changed file is graded again."""
+    import csv
+
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    cells = [{"cell_type": "code", "metadata": {}, "source": solved, "outputs": []}]
+    (handed_in / "peggy").mkdir(parents=True)
+    (handed_in / "peggy" / "lab.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}))
+    (handed_in / "judy" / "exercises").mkdir(parents=True)
+    for module in MODULES:
+        shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "judy" / "exercises" / f"{module}.py")
+    answers = (course.solutions_dir() / "verification.toml").read_text()
+    (handed_in / "peggy" / "verification.toml").write_text(answers)
+    (handed_in / "judy" / "verification.toml").write_text(answers.replace('[q1]\na = "', '[q1]\na = "x'))
+
+    def scores():
+        with open(out_dir / "grades.csv", newline="") as handle:
+            return {row["student"]: float(row["score"]) for row in csv.DictReader(handle)}
+
+    out = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    assert out.returncode == 0, out.stdout + out.stderr
+    full = json.loads(run("grade", "solutions", "--json").stdout)["max_score"]
+    first = scores()
+    assert first["peggy"] == full and full - 5 < first["judy"] < full  # judy's q1 a is wrong
+    page = run("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir).stdout
+    assert "(no answer)" not in page.split("## student: judy")[1].split("## student:")[0]
+    (handed_in / "judy" / "verification.toml").write_text(answers)
+    again = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    assert "1 graded, 1 unchanged since the last run" in again.stdout, again.stdout + again.stderr
+    assert scores()["judy"] == full
+    for student in ("peggy", "judy"):  # normlab grade on the same folder: the same grade
+        assert json.loads(run("grade", handed_in / student, "--json").stdout)["score"] == full

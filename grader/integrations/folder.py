@@ -105,7 +105,13 @@ class FolderClass:
         relative = chosen.relative_to(self.root).as_posix()
         kind = "file" if chosen.suffix in SUFFIXES and chosen != self.root / name else "dir"
         notes = (note,) if note is not None else ()
-        return Submitted(student, chosen, self._key(relative, kind), notes=notes)
+        # The answers file grading reads for it (beside it, else the folder's one) is in the key:
+        # a changed answer is graded again.
+        _, elsewhere = handin.class_answers(chosen, self.root)
+        beside = (chosen if kind == "dir" else chosen.parent) / ANSWERS_FILE
+        read = beside if beside.is_file() else elsewhere
+        answers = [] if read is None else [self._answers(read.relative_to(self.root).as_posix())]
+        return Submitted(student, chosen, key_of(self._key(relative, kind).encode(), *answers), notes=notes)
 
     def _key(self, name: str, kind: str) -> str:
         """A hash of what the grading reads: the file, or the folder's exercise modules and its

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from grader import questions, verification
+from grader import handin, questions, verification
 from grader.classgrade import Submitted
 from grader.faults import GraderFault
 from grader.integrations.folder import FolderClass, saved_policy
@@ -53,20 +53,22 @@ def load_digests(out: Path) -> dict[str, dict[str, str]]:
     return {qid: {str(s): str(d) for s, d in by.items()} for qid, by in _load(out).get("answers", {}).items()}
 
 
-def _answer(submitted: Submitted, qid: str) -> str:
+def _answer(submitted: Submitted, qid: str, class_root: Path) -> str:
     path = submitted.path
-    if path is None or path.suffix == ".py":
-        return ""  # a lone .py file: its folder's answers file belongs to the whole class
-    # A lone notebook's answers are its own cells: a verification.toml in the class folder is
-    # nobody's (grading reads it the same way, beside_lone_file=False).
-    written = verification.find(path, beside_lone_file=path.is_dir()).values.get(qid, {}).get(WRITTEN, "")
+    if path is None:
+        return ""
+    # Read as grading reads it: a lone file in the class folder has no answers file (the one
+    # there is nobody's own); work inside a student's folder has that folder's.
+    beside, elsewhere = handin.class_answers(path, class_root)
+    answers = verification.find(path, beside_lone_file=beside, elsewhere=elsewhere)
+    written = answers.values.get(qid, {}).get(WRITTEN, "")
     return written if isinstance(written, str) else ""
 
 
 def export_page(course: FolderClass, assignment: str, qid: str, ungraded: bool = False) -> str:
     """Every student's answer to ``qid`` on one page, the rubric items as checkboxes, each
     grade imported earlier said under its answer; ``ungraded``: only the answers with none."""
-    answers = {s.student: _answer(s, qid) for s in course.submissions() if isinstance(s, Submitted)}
+    answers = {s.student: _answer(s, qid, course.root) for s in course.submissions() if isinstance(s, Submitted)}
     factor = _shown_factor(course.out, qid)
     graded = load_digests(course.out).get(qid, {})
     earlier = {

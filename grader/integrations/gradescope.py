@@ -20,9 +20,8 @@ import zipfile
 from pathlib import Path
 
 from grader import course, policy
-from grader.handin import find_submission, upload_files
+from grader.handin import answers_file, find_submission
 from grader.integrations.gradescope_manual import manual_questions
-from grader.questions import ANSWERS_FILE
 from grader.report import reporters
 from grader.report.store import write_atomic
 from grader.runner import FINAL, Options, grade
@@ -136,8 +135,7 @@ def run(root: Path) -> int:
     work, note = find_submission(root / "submission")
     # The upload's one answers file, read if none lies beside the work (a folder of modules
     # with verification.toml one level up, a notebook with it in another folder).
-    answer_files = [path for path in upload_files(root / "submission") if path.name == ANSWERS_FILE]
-    elsewhere = answer_files[0] if len(answer_files) == 1 else None
+    elsewhere = answers_file(root / "submission")
     # results.json: the questions' auto-graded parts only (Decision 8)
     options = Options(suites=FINAL, single=True, answers_elsewhere=elsewhere)
     settings = options.settings
