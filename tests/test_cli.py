@@ -457,3 +457,23 @@ def test_a_students_folder_answers_are_read_wherever_the_work_inside_it_was_foun
     assert scores()["judy"] == full
     for student in ("peggy", "judy"):  # normlab grade on the same folder: the same grade
         assert json.loads(run("grade", handed_in / student, "--json").stdout)["score"] == full
+
+
+def test_a_refused_entrys_name_reaches_neither_a_spreadsheet_formula_nor_the_terminal(tmp_path):
+    """Red team, round 5: a refused file name went raw into grades.csv (``=HYPERLINK(...)``,
+    ``@SUM(...)``: formulas in a spreadsheet) and onto the console (escape sequences that clear
+    the screen, a newline that draws a fake "270/270" line)."""
+    import csv
+
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    handed_in.mkdir()
+    names = ['=HYPERLINK("x","y").py', "@SUM(1+1).py", "-2+3.py", "x\x1b[2J\x1b[H\rmallory  270∕270\n.py"]
+    for name in names:
+        (handed_in / name).write_text("import numpy as np\n")
+    out = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    assert out.returncode == 3, out.stdout + out.stderr
+    shown = out.stdout + out.stderr
+    assert "\x1b" not in shown and "\r" not in shown and "\nmallory" not in shown and "\n.py" not in shown
+    with open(out_dir / "grades.csv", newline="") as handle:
+        cells = [row["student"] for row in csv.DictReader(handle)]
+    assert len(cells) == len(names) and not [c for c in cells if c[:1] in "=+-@" or "\x1b" in c or "\n" in c]

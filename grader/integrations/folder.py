@@ -55,13 +55,13 @@ class FolderClass:
         try:
             entries = files.entries(self.root)
         except files.Unreadable as exc:
-            yield Refused(clean_text(str(self.root))[:100], f"the folder cannot be read ({exc})")
+            yield Refused(shown_name(str(self.root), 100), f"the folder cannot be read ({exc})")
             return
         candidates = [(name, kind, *self._student_of(name, kind)) for name, kind in sorted(entries.items())]
         for name, kind, student, suffix in candidates:
             if kind == "file" and suffix in ARCHIVES and not name.startswith("."):
                 yield Refused(
-                    clean_text(student)[:100], f"{clean_text(name)[:100]} is an archive: unpack it into a folder"
+                    shown_name(student, 100), f"{shown_name(name, 100)} is an archive: unpack it into a folder"
                 )
         # Not submissions: a hidden file, a spreadsheet, a README (an archive is said above).
         candidates = [c for c in candidates if not (c[0].startswith(".") or (c[1] == "file" and c[3] not in SUFFIXES))]
@@ -69,16 +69,16 @@ class FolderClass:
         for name, _kind, student, _suffix in candidates:
             names.setdefault(student, []).append(name)
         for name, kind, student, _suffix in candidates:
-            shown = clean_text(student)[:100]
+            shown = shown_name(student, 100)
             if len(names[student]) > 1:
                 if name == names[student][0]:  # one entry per student: which one is theirs to say
-                    both = ", ".join(clean_text(n)[:60] for n in names[student])
+                    both = ", ".join(shown_name(n, 60) for n in names[student])
                     yield Refused(shown, f"several hand-ins for one student ({both}); keep the one to grade")
             elif not STUDENT_ID.fullmatch(student):
                 yield Refused(shown, "the name is not a student id normlab can record (use ._@+- and alnum)")
             elif kind not in ("dir", "file"):
                 yield Refused(
-                    shown, f"{clean_text(name)[:100]} is a link or not a regular file; links are never followed"
+                    shown, f"{shown_name(name, 100)} is a link or not a regular file; links are never followed"
                 )
             else:
                 yield self._submitted(student, name, kind)
@@ -192,6 +192,19 @@ def load_roster(out: Path) -> dict[str, str] | None:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else None
 
 
+def shown_name(text: str, limit: int) -> str:
+    """A name from the class folder as the console, roster.json and grades.csv show it: one
+    line of printable characters (a file name may hold escape sequences that clear the
+    instructor's screen, or a newline that draws a fake line), at most ``limit`` long."""
+    return "".join(ch if ch.isprintable() else "?" for ch in clean_text(text))[:limit]
+
+
+def csv_cell(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one that starts like a formula (``=``, ``+``,
+    ``-``, ``@``) is quoted with ``'`` (a refused entry's name is the student's choice)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def scaled_or_none(points: float | None, factor: float) -> float | None:
     return None if points is None else policy.scaled(points, factor)
 
@@ -223,14 +236,15 @@ def grades_csv(out: Path, course_policy: Policy | None = None) -> Path:
         reason = (roster or {}).get(student, "")
         if reason or report is None:
             status = f"not graded: {reason or 'no stored grade'}"
-            writer.writerow([student, *[""] * (len(columns) - 1), "", "", status])
+            writer.writerow([csv_cell(student), *[""] * (len(columns) - 1), "", "", csv_cell(status)])
             continue
         by_question = [scaled_or_none(written[qid].get(student), factors.get(qid, 1.0)) for qid in qids]
         hand = sum(p for p in by_question if p is not None)
         cells = ["" if p is None else f"{p:g}" for p in by_question]
         score, most = f"{report.score:g}", f"{report.max_score:g}"
         total, total_max = f"{report.score + hand:g}", f"{report.max_score + written_max:g}"
-        writer.writerow([student, score, most, *cells, f"{hand:g}", f"{written_max:g}", total, total_max, "graded"])
+        row = [score, most, *cells, f"{hand:g}", f"{written_max:g}", total, total_max, "graded"]
+        writer.writerow([csv_cell(student), *row])
     target = out / "grades.csv"
     write_atomic(target, buffer.getvalue())
     return target
