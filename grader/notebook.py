@@ -80,6 +80,26 @@ again for each one, so a cell of thousands cost minutes of the grader's time. Pa
 a cell that needs the transformer is not run (no notebook of this lab needs that many)."""
 MAX_CELL_IPYTHON_LINES = 60
 """The same in one cell (the cost grows with the square of a cell's count)."""
+MAX_TRANSFORMED_CHARS = 300_000
+"""Characters IPython's transformer may read in a notebook, a cell counted once per line of
+IPython syntax in it: one ``%lsmagic`` over a 100 KB line cost a second, and a notebook of such
+cells minutes of the grader's CPU before any sandbox. The corpus's notebooks read 4,000 at most."""
+
+
+@dataclass
+class _Allowance:
+    """What IPython's transformer may still read in this notebook (see the limits above)."""
+
+    lines: int = MAX_IPYTHON_LINES
+    chars: int = MAX_TRANSFORMED_CHARS
+
+    def allows(self, lines: int, size: int) -> bool:
+        return lines <= min(MAX_CELL_IPYTHON_LINES, self.lines) and lines * size <= self.chars
+
+    def spend(self, lines: int, size: int) -> None:
+        self.lines, self.chars = self.lines - lines, self.chars - lines * size
+
+
 RUN_LINE_MAGICS = frozenset({"time", "run"})
 """Line magics the worker runs (``%time stmt`` runs the statement, ``%run file.py`` the file; see
 ``inside/cells.py``): a cell holding them gets no note that its magics were not run."""
@@ -235,26 +255,27 @@ def _body_as_python(code: str, depth: int) -> str:
     return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1)!r})\n"
 
 
-def _prepare(cell: Cell, budget: int = MAX_IPYTHON_LINES) -> tuple[CodeCell | None, list[Message], int]:
-    """The cell to run (None: skipped), the notes about it, and the lines of IPython syntax the
-    transformer read in it (counted against the notebook's ``budget``)."""
+def _prepare(cell: Cell, allowance: _Allowance) -> tuple[CodeCell | None, list[Message]]:
+    """The cell to run (None: skipped) and the notes about it; what IPython's transformer read
+    in it is spent from the notebook's ``allowance``, whatever came of it."""
     place = {"cell": cell.number, "first_line": cell.first_line}
     if len(cell.source) > CELL_CAP:
-        return None, [Message("submission.cell_too_large", place | {"limit": CELL_CAP})], 0
+        return None, [Message("submission.cell_too_large", place | {"limit": CELL_CAP})]
     lines = ipython_lines(cell.source)
-    if lines > min(MAX_CELL_IPYTHON_LINES, budget):
-        return None, [Message("submission.cell_too_many_magics", place | {"limit": MAX_CELL_IPYTHON_LINES})], 0
+    if not allowance.allows(lines, len(cell.source)):
+        return None, [Message("submission.cell_too_many_magics", place | {"limit": MAX_CELL_IPYTHON_LINES})]
+    allowance.spend(lines, len(cell.source))
     code = python_of(cell.source)
     magic = _CELL_MAGIC.match(code)
     if magic and magic.group(1) in LANGUAGE_MAGICS:
-        return None, [Message("submission.cell_other_language", place | {"magic": f"%%{magic.group(1)}"})], lines
+        return None, [Message("submission.cell_other_language", place | {"magic": f"%%{magic.group(1)}"})]
     if magic and magic.group(1) == "timeit":
-        return None, [Message("submission.cell_timeit", place)], lines
+        return None, [Message("submission.cell_timeit", place)]
     notes = []
     if any(match.group(1) not in RUN_LINE_MAGICS for match in _LINE_MAGIC.finditer(code)):
         only = _only_magics(code)
         notes.append(Message("submission.cell_magic_only" if only else "submission.cell_magic_removed", place))
-    return CodeCell(cell.number, cell.first_line, code), notes, lines
+    return CodeCell(cell.number, cell.first_line, code), notes
 
 
 _NOT_RUN = frozenset({"run_line_magic", "system", "getoutput"})
@@ -298,15 +319,14 @@ def parse(raw: bytes) -> Any:
 def read(raw: bytes) -> Notebook:
     """The code cells to run, in order. Raises :class:`NotebookUnreadable`."""
     notebook = Notebook(cells=[])
-    budget = MAX_IPYTHON_LINES
+    allowance = _Allowance()
     for cell in cells(parse(raw)):
         if cell.kind != "code" or is_test_cell(cell):
             continue
         if len(notebook.cells) == MAX_CODE_CELLS:
             notebook.notes.append(Message("submission.too_many_cells", {"limit": MAX_CODE_CELLS}))
             break
-        prepared, notes, transformed = _prepare(cell, budget)
-        budget -= transformed  # whatever came of it, IPython's transformer read these lines
+        prepared, notes = _prepare(cell, allowance)
         notebook.notes += notes
         if prepared is not None:
             notebook.cells.append(prepared)

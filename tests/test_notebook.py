@@ -198,6 +198,27 @@ def test_ipython_syntax_past_the_allowance_is_not_run_and_said_so():
     assert read(_nb("\n" * 50_000 + "x = 1\n")).notes == []  # blank lines are no IPython syntax
 
 
+def test_what_ipythons_transformer_reads_in_a_notebook_is_bounded_in_characters(monkeypatch):
+    """Red team, round 5: one ``%lsmagic`` line over a 100 KB line cost a second of transformer
+    time, well inside the line allowance; 60 such cells cost a minute of the grader's CPU before
+    any sandbox. The characters the transformer reads (a cell once per IPython line in it) are
+    bounded; cells past that are not run, and said."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from grader.notebook import MAX_TRANSFORMED_CHARS
+
+    read_chars = []
+    original = TransformerManager.transform_cell
+    monkeypatch.setattr(
+        TransformerManager, "transform_cell", lambda self, cell: read_chars.append(len(cell)) or original(self, cell)
+    )
+    heavy = "%lsmagic\nx = [" + "1, " * 33_000 + "1]\n"
+    notebook = read(_nb(*[heavy] * 20, "y = 2"))
+    assert sum(read_chars) <= MAX_TRANSFORMED_CHARS
+    assert ids(notebook.notes).count("submission.cell_too_many_magics") == 20 - len(read_chars)
+    assert notebook.cells[-1].code == "y = 2"
+
+
 def _answers(code: str) -> dict:
     """The answers a notebook of one code cell gives."""
     from grader.verification import from_notebook
