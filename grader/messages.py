@@ -64,7 +64,23 @@ def render(message: Message, lang: str = DEFAULT_LANGUAGE) -> str:
     templates = catalog()[message.id]
     lang = normalize_language(lang)
     params = {k: _phrase(v, lang) if isinstance(v, str) and v in PHRASES else v for k, v in message.params.items()}
+    if lang != DEFAULT_LANGUAGE and isinstance(params.get("what"), str):
+        params["what"] = _label(params["what"], lang)
     return templates.get(lang, templates[DEFAULT_LANGUAGE]).format(**params)
+
+
+def _label(what: str, lang: str) -> str:
+    """A call's label (``block(x, silent sublayer, gamma)``) with its English words in ``lang``:
+    the ``label.*`` entries of the catalog, longest first; code in it stays as it is."""
+    for english, translated in _labels(lang):
+        what = what.replace(english, translated)
+    return what
+
+
+@cache
+def _labels(lang: str) -> list[tuple[str, str]]:
+    found = [(t["en"], t.get(lang, t["en"])) for k, t in catalog().items() if k.startswith("label.")]
+    return sorted(found, key=lambda pair: -len(pair[0]))
 
 
 def _phrase(english: str, lang: str) -> str:

@@ -105,3 +105,23 @@ def test_hints_that_agree_on_an_input_are_introduced_as_alternatives():
         ids = [m.id for m in raised.value.messages]
         assert ids[1 : len(wanted) + 1] == wanted if wanted else ids.count("check.hints_agree") == 0
         assert ("hint.normalized_residual" in ids) == bool(wanted)
+
+
+def test_the_tests_call_labels_have_no_english_words_in_portuguese():
+    """A pt-BR student read "rmsnorm(x, gamma) on a float32 batch está errado" and "block(x,
+    silent sublayer, gamma)": every label a suite or public test gives (``what=``) is said in
+    Portuguese, but for its code."""
+    from grader import course
+    from grader.messages import _label
+
+    sources = [*course.suites_dir().glob("test_*.py"), *course.solutions_dir().glob("test_*.py")]
+    labels = {m for path in sources for m in re.findall(r'what=f?"([^"]*)"', path.read_text())}
+    english = re.compile(
+        r"\b(silent|small|update|tiny|with|later|changed|unknown|family|without|on a|batch|inputs|from|of)\b"
+    )
+    assert len(labels) > 30
+    left = {label: _label(label, "pt-BR") for label in labels if english.search(_label(label, "pt-BR"))}
+    assert not left
+    assert render(
+        Message("check.not_array", {"what": "block(x, silent sublayer, gamma)", "type": "list"}), "en"
+    ).startswith("block(x, silent sublayer, gamma)")
