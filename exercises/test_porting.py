@@ -26,17 +26,21 @@ def _params(seed):
     return {"eps": 1e-6, "port_eps": 1e-2, "weight_1": gains[0], "weight_f": gains[1], "w": w, "b": b}
 
 
-def _probes(student):
+def _probes(student, expected):
     probes = student.probes()
-    assert isinstance(probes, (list, tuple)), f"probes() should return a list, not {type(probes).__name__}"
-    assert 1 <= len(probes) <= MAX_PROBES, f"probes() returned {len(probes)} probes: 1 to {MAX_PROBES}"
+    expected.require(isinstance(probes, (list, tuple)), "public.probes_not_list", type=type(probes).__name__)
+    expected.require(1 <= len(probes) <= MAX_PROBES, "public.probes_count", count=len(probes), most=MAX_PROBES)
     for i, p in enumerate(probes):
-        assert isinstance(p, np.ndarray), f"probe {i} is a {type(p).__name__}, not a numpy array"
-        assert p.ndim == 2 and p.shape[1] == WIDTH and 1 <= p.shape[0] <= MAX_ROWS, (
-            f"probe {i} has shape {p.shape}: (T, {WIDTH}) with 1 <= T <= {MAX_ROWS}"
-        )
-        assert p.dtype == np.float64 and np.all(np.isfinite(p)), f"probe {i}: float64 and finite ({p.dtype})"
+        expected.require(isinstance(p, np.ndarray), "public.probe_not_array", index=i, type=type(p).__name__)
+        shaped = p.ndim == 2 and p.shape[1] == WIDTH and 1 <= p.shape[0] <= MAX_ROWS
+        expected.require(shaped, "public.probe_shape", index=i, shape=str(p.shape), width=WIDTH, rows=MAX_ROWS)
+        finite = p.dtype == np.float64 and bool(np.all(np.isfinite(p)))
+        expected.require(finite, "public.probe_dtype", index=i, dtype=str(p.dtype))
     return [p.copy() for p in probes]
+
+
+def _named(expected, got, port):
+    expected.require(isinstance(got, str) and got == port, "public.diagnose_named", port=port, got=repr(got)[:80])
 
 
 def _diagnose(student, probes, p, port):
@@ -46,28 +50,26 @@ def _diagnose(student, probes, p, port):
     return student.diagnose([q.copy() for q in probes], [_block(q, p) for q in probes], outputs)
 
 
-def test_a_port_with_another_eps(student):
+def test_a_port_with_another_eps(student, expected):
     """A port whose norms use eps = 1e-5 instead of 1e-6 is "eps"; the reference itself is "match"."""
-    probes, p = _probes(student), _params(1)
+    probes, p = _probes(student, expected), _params(1)
     got = _diagnose(student, probes, p, lambda q: _block(q, p, eps=1e-5))
-    assert got == "eps", f"diagnose named the eps port {got!r}"
+    _named(expected, got, "eps")
     got = _diagnose(student, probes, p, lambda q: _block(q, p))
-    assert got == "match", f"diagnose named a port without mismatch {got!r}"
+    _named(expected, got, "match")
 
 
-def test_a_port_without_its_final_norm(student):
+def test_a_port_without_its_final_norm(student, expected):
     """A port that returns the residual stream without the final norm is "missing_final_norm"; one whose
     norms use eps = 1e-2 is "eps". The provided forward() builds the reference and both ports as here."""
-    probes, p = _probes(student), _params(2)
+    probes, p = _probes(student, expected), _params(2)
     got = _diagnose(student, probes, p, lambda q: _block(q, p, final=False))
-    assert got == "missing_final_norm", f"diagnose named the port without a final norm {got!r}"
+    _named(expected, got, "missing_final_norm")
     got = _diagnose(student, probes, p, lambda q: _block(q, p, eps=1e-2))
-    assert got == "eps", f"diagnose named the eps port {got!r}"
+    _named(expected, got, "eps")
     x = np.random.default_rng(4).standard_normal((3, WIDTH))
     wants = {"match": _block(x, p), "eps": _block(x, p, eps=1e-2), "missing_final_norm": _block(x, p, final=False)}
     for mismatch, want in wants.items():
         got = np.asarray(student.forward(x, p, mismatch))
-        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=1e-12), (
-            f"forward(x, params, {mismatch!r}) is not the expected block: forward() is provided (keep it as it"
-            " was) and calls your rmsnorm and layernorm, so check those first"
-        )
+        same = got.shape == want.shape and np.allclose(got, want, rtol=1e-9, atol=1e-12)
+        expected.require(same, "public.forward_changed", mismatch=mismatch)

@@ -12,7 +12,7 @@ def test_quantize_per_tensor_and_per_row(student, expected):
     """quantize a (4, 6) array to 8, 4 and 2 bits, per tensor (axis=None) and per row (axis=-1);
     the provided quantization_setup is unchanged."""
     shapes = [np.shape(a) for a in student.quantization_setup(n_layers=3, C=4, T=2)]
-    assert shapes == [(2, 4), (3, 4, 4)], "quantization_setup's shapes changed"
+    expected.require(shapes == [(2, 4), (3, 4, 4)], "public.setup_changed", function="quantization_setup")
     w = np.random.default_rng(20).standard_normal((4, 6))
     for bits in (8, 4, 2):
         for axis in (None, -1):

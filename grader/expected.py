@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from grader import checks
+from grader.messages import Message
 from grader.public import ANSWERS_FILE, call_noting_changes, decode, read_answers, recorded
 
 __all__ = ["ANSWERS_FILE", "Expected", "judge", "without_skipped"]
@@ -82,6 +83,14 @@ class Expected:
             changed = [name for name, (now, before) in inputs.items() if not np.array_equal(now, before)]
         with checks.public_inputs():
             checks.expect_untouched(changed, function=function)
+
+    @staticmethod
+    def require(condition: bool, message: str, **params: Any) -> None:
+        """A public test's own condition: when it does not hold, the catalog's ``public.*``
+        ``message`` says why, in the reader's language (never a raw English assertion)."""
+        if not condition:
+            with checks.public_inputs():
+                raise checks.Mismatch([Message(message, params)])
 
     @staticmethod
     def raises(exc_type: type[Exception], *, what: str) -> Any:

@@ -194,6 +194,12 @@ class PlainExpected:
             raise PlainFailure("\n".join([problem, *texts]))
         return answer
 
+    def require(self, condition: bool, message: str, **params: Any) -> None:
+        if not condition:
+            texts = self.answers.get("messages", {}).get(message, {})
+            template = texts.get(reader_language()) or texts.get("en")
+            raise PlainFailure(template.format(**params) if template else f"{message} {params}")
+
     @staticmethod
     def untouched(student: Any, function: str, **inputs: tuple[np.ndarray, np.ndarray]) -> None:
         changed = [name for name, (now, before) in inputs.items() if not np.array_equal(now, before)]

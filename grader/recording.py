@@ -59,6 +59,7 @@ class Recorder:
         }
         return answer
 
+    require = staticmethod(expected.Expected.require)
     untouched = staticmethod(expected.Expected.untouched)
     raises = staticmethod(expected.Expected.raises)
     note = staticmethod(expected.Expected.note)
@@ -104,4 +105,7 @@ def answers_json(solutions: Path) -> bytes:
     calls = record(solutions)
     used = sorted({hint for entry in calls.values() for hint, _ in entry["hints"]})
     texts = {hint: {lang: catalog()[hint].get(lang, catalog()[hint]["en"]) for lang in LANGUAGES} for hint in used}
-    return (json.dumps({"calls": calls, "hints": texts}, sort_keys=True, indent=1) + "\n").encode("utf-8")
+    # The public tests' own conditions (expected.require), for the plain checks too.
+    own = {k: {la: t.get(la, t["en"]) for la in LANGUAGES} for k, t in catalog().items() if k.startswith("public.")}
+    data = {"calls": calls, "hints": texts, "messages": own}
+    return (json.dumps(data, sort_keys=True, indent=1) + "\n").encode("utf-8")

@@ -13,7 +13,7 @@ def test_block_forward_in_each_arrangement(student, expected):
     """One block as "none" (F(x)), "post" (rmsnorm(x + F(x))) and "pre" (x + F(rmsnorm(x))) on (3, 6);
     the provided helpers (lesson_setup, sublayer, sublayer_backward) are unchanged."""
     shapes = [np.shape(a) for a in student.lesson_setup(n_layers=3, C=4, T=2)]
-    assert shapes == [(2, 4), (3, 4, 4), (3, 4)], "lesson_setup's shapes changed"
+    expected.require(shapes == [(2, 4), (3, 4, 4), (3, 4)], "public.setup_changed", function="lesson_setup")
     x, weights, biases = _setup(7, 1, 6)
     expected.check(student.sublayer, x, weights[0], biases[0], what="sublayer(x, w, b)")
     expected.check(student.sublayer_backward, x, x, weights[0], biases[0], what="sublayer_backward(dy, x, w, b)")

@@ -78,7 +78,8 @@ def test_every_public_check_was_recorded_for_public_inputs_only():
     """answers.json holds one entry per distinct public call; nothing else (no hidden input
     could reach it: it is recorded by running the public tests, see recording.py)."""
     answers = json.loads((course.exercises_dir() / "answers.json").read_text())
-    assert set(answers) == {"calls", "hints"}
+    assert set(answers) == {"calls", "hints", "messages"}
+    assert all(name.startswith("public.") for name in answers["messages"])  # the tests' own, nothing else
     functions = {entry["function"] for entry in answers["calls"].values()}
     assert functions <= set(MODULE_OF)
     checked = "".join(p.read_text() for p in course.public_tests())
@@ -134,3 +135,29 @@ def test_an_input_changed_in_place_is_named_not_taken_for_a_changed_test(tmp_pat
 
     with pytest.raises(LookupError, match="in place earlier in this test"):
         recorded({"calls": {}}, "rmsnorm", (), {})
+
+
+@pytest.mark.parametrize("normlab", [True, False], ids=["normlab-checks", "plain-checks"])
+def test_a_public_tests_own_condition_is_said_in_the_readers_language(tmp_path, normlab):
+    """A pt-BR student read "A verificação falhou: forward(x, params, 'match') is not the
+    expected block...": a public test's own conditions (probes' form, diagnose's answer,
+    forward unchanged) are catalog messages, in either checker."""
+    folder = _student_folder(tmp_path / "student")
+    source = (folder / "porting.py").read_text()
+    start = source.index("def probes(")
+    signature_end = source.index('"""', source.index('"""', start) + 3) + 3
+    body_end = source.index("\ndef ", start + 1)
+    probes = "\n    return [np.ones((2, 16), dtype=np.float32)]\n"
+    (folder / "porting.py").write_text(source[:signature_end] + probes + source[body_end:])
+    runner = ["-m", "pytest"] if normlab else ["-c", WITHOUT_NORMLAB]
+    out = subprocess.run(
+        [sys.executable, *runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_porting.py"],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(folder), "NORMLAB_LANG": "pt-BR"},
+    )
+    assert out.returncode == 1
+    text = " ".join(out.stdout.split())
+    assert "A probe 0 precisa ser float64 e finita (ela é float32" in text, out.stdout[-3000:]
