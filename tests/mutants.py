@@ -613,4 +613,19 @@ MUTANTS = [
         "x *= scale\n    return _output_change(x / scale, x)",
         None,
     ),
+    # found by grading audit trial19 (audit 4): each kept full marks before its hidden test existed
+    (
+        "ic_qwen3_5_text_unknown",
+        "inspect_config",
+        '        "qwen3_5_text": qwen_hybrid,\n',
+        "",
+        None,
+    ),
+    (
+        "ic_qwen3_5_moe_text_unknown",
+        "inspect_config",
+        '        "qwen3_5_moe_text": qwen_hybrid,\n',
+        "",
+        None,
+    ),
 ]

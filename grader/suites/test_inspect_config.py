@@ -792,12 +792,22 @@ def test_olmo2_norms_sublayer_outputs(student: StudentProxy, reference: Referenc
     expect_family(student, reference, (config,), ("placement", "qk_norm", "norm_type"))
 
 
+def flat_qwen3_5_text() -> list[dict[str, Any]]:
+    """variant: the language model of the bank's Qwen3.5 config saved on its own (its
+    text_config as the whole config), as the dense and the MoE text family."""
+    inner = resized(bank("qwen3.8-27b.json"))["text_config"]
+    return [{**copy.deepcopy(inner), "model_type": kind} for kind in ("qwen3_5_text", "qwen3_5_moe_text")]
+
+
 @pytest.mark.points(1)
 def test_hybrid_qwen(student: StudentProxy, reference: Reference) -> None:
     """Hybrid linear/full-attention Qwen models: zero-centred RMSNorm, two norms in every layer."""
     # mistake: counting norms only in full-attention layers, plain RMSNorm for Qwen3-Next, or
     # the nested text_config of the 27B model missed
-    for config in (bank("qwen3-next-80b-a3b.json"), bank("qwen3.8-27b.json")):
+    # and the flat text-only configs of the Qwen3.5 families (model_type qwen3_5_text,
+    # qwen3_5_moe_text, in the docstring's table) taken for unknown plain-RMSNorm models
+    configs = (bank("qwen3-next-80b-a3b.json"), bank("qwen3.8-27b.json"), *flat_qwen3_5_text())
+    for config in configs:
         expect_fields(
             report_of(student, config),
             reference.inspect_config(config),
