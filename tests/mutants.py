@@ -628,4 +628,25 @@ MUTANTS = [
         "",
         None,
     ),
+    (
+        "ic_olmo2_default_1e6",
+        "inspect_config",
+        'row("rmsnorm", "rms_norm_eps", 1e-5, "post_sublayer", qk=True)',
+        'row("rmsnorm", "rms_norm_eps", 1e-6, "post_sublayer", qk=True)',
+        None,
+    ),
+    (
+        "ic_roberta_default_of_roberta_base",
+        "inspect_config",
+        '"roberta": post_norm_encoder,',
+        '"roberta": {**post_norm_encoder, "eps_default": 1e-5},',
+        None,
+    ),
+    (
+        "ic_t5_default_1e5",
+        "inspect_config",
+        'row("rmsnorm", "layer_norm_epsilon", 1e-6, seq2seq=True)',
+        'row("rmsnorm", "layer_norm_epsilon", 1e-5, seq2seq=True)',
+        None,
+    ),
 ]

@@ -973,13 +973,19 @@ def test_falcon_reads_num_ln_in_parallel_attn(student: StudentProxy, reference: 
 
 @pytest.mark.points(1)
 def test_missing_eps_key_default_of_more_families(student: StudentProxy, reference: Reference) -> None:
-    """Without rms_norm_eps, Qwen2, Mistral and Phi-3 each report their own config class's default."""
+    """Without their eps key, Qwen2, Mistral, Phi-3, OLMo-2, RoBERTa and T5 each report their own
+    config class's default."""
     # mistake: one default for every RMSNorm family; transformers qwen2/configuration_qwen2.py and
-    # mistral/configuration_mistral.py default rms_norm_eps to 1e-6, phi3/configuration_phi3.py to 1e-5
+    # mistral/configuration_mistral.py default rms_norm_eps to 1e-6, phi3/configuration_phi3.py to 1e-5;
+    # olmo2/configuration_olmo2.py to 1e-5 (not the 1e-6 of most RMSNorm families), RobertaConfig's
+    # layer_norm_eps to 1e-12 (not roberta-base's 1e-05), T5Config's layer_norm_epsilon to 1e-6
     configs = (
         resized(without(bank("qwen2.5-7b.json"), "rms_norm_eps")),
         resized(without(bank("mistral-7b.json"), "rms_norm_eps")),
         resized(without(PHI3_MINI, "rms_norm_eps")),
+        resized(without(bank("olmo-2-7b.json"), "rms_norm_eps")),
+        resized(without(ROBERTA_BASE, "layer_norm_eps")),
+        resized(without(bank("t5-base.json"), "layer_norm_epsilon")),
     )
     for config in configs:
         expect_fields(
