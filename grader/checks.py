@@ -427,6 +427,18 @@ PLACEMENT_WORDS = {
     "parallel": ("parallel",),
 }
 """The words a note may use, compared without case ("Pre-norm" opens a sentence)."""
+OTHER_PLACEMENT_PATTERNS = {
+    # "parallel" in a serving engineer's other senses names no placement: tensor-, pipeline-, data-,
+    # expert- or model-parallel shards, parallelism, or a config key (use_parallel_residual).
+    "parallel": re.compile(
+        r"(?<!tensor[ -])(?<!pipeline[ -])(?<!data[ -])(?<!expert[ -])(?<!model[ -])"
+        + _NOT_IDENTIFIER
+        + r"parallel"
+        + _NOT_IDENTIFIER_END
+    ),
+}
+"""How a note names another placement than its own, where a plain substring would also find
+words that are no placement (the note's own placement is still found as a substring)."""
 EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*\d+\b|\b0\.0{3,}\d+\b")
 SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
 
@@ -451,7 +463,9 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
     for placement, words in PLACEMENT_WORDS.items():
         for word in words:
             if placement != want["placement"] and not any(word in own_word for own_word in mine):
-                expect_value(word in text, False, what=f"the placement, in words, in {what}")
+                pattern = OTHER_PLACEMENT_PATTERNS.get(word)
+                named = word in text if pattern is None else pattern.search(text) is not None
+                expect_value(named, False, what=f"the placement, in words, in {what}")
     eps = want["eps"]
     numbers = {float(n) for n in EPS_LIKE.findall(note)}
     expect_value(numbers == {eps}, True, what=f"the eps value in {what}")

@@ -95,3 +95,48 @@ def test_the_reference_note_reworded_still_passes(config, old, new):
 def test_a_plain_word_naming_another_norm_still_fails(config, note):
     with pytest.raises(Mismatch):
         expect_note(note, _report(config))
+
+
+@pytest.mark.parametrize(
+    ("config", "note"),
+    [
+        # a serving engineer's "parallel" that is no placement: sharding, or a config key
+        (
+            "llama-3-8b.json",
+            "Pre-norm RMSNorm with eps 1e-05. Build 65 norms, the same in every tensor-parallel shard.",
+        ),
+        ("llama-3-8b.json", "Pre-norm RMSNorm with eps 1e-05. Build 65 norms; tensor parallelism changes none."),
+        ("opt-350m.json", "Post-norm LayerNorm with eps 1e-05. Build 48 norms; pipeline parallel stages keep them."),
+    ],
+)
+def test_parallel_in_a_serving_sense_is_no_placement(config, note):
+    report = _report(config)
+    assert str(report["n_norms"]) in note and repr(report["eps"]) in note  # the notes state the reference's facts
+    expect_note(note, report)
+
+
+def test_a_config_key_naming_parallel_is_no_placement():
+    config = {**_config("pythia-410m.json"), "use_parallel_residual": False}
+    report = REFERENCE.inspect_config(config)
+    assert report["placement"] == "pre"
+    n, eps = report["n_norms"], repr(report["eps"])
+    expect_note(f"use_parallel_residual is false: a pre-norm LayerNorm stack, eps {eps}. Build {n} norms.", report)
+
+
+def _config(name: str) -> dict:
+    import json
+
+    config: dict = json.loads((course.solutions_dir() / "configs" / name).read_text(encoding="utf-8"))
+    return config
+
+
+@pytest.mark.parametrize(
+    ("config", "note"),
+    [
+        ("llama-3-8b.json", "Parallel? No: pre-norm RMSNorm, eps 1e-05. Build 65 norms."),
+        ("llama-3-8b.json", "Pre-norm or parallel RMSNorm with eps 1e-05. Build 65 norms."),
+    ],
+)
+def test_a_pre_norm_note_calling_its_block_parallel_still_fails(config, note):
+    with pytest.raises(Mismatch):
+        expect_note(note, _report(config))
