@@ -427,6 +427,9 @@ PLACEMENT_WORDS = {
     "parallel": ("parallel",),
 }
 """The words a note may use, compared without case ("Pre-norm" opens a sentence)."""
+CONTAINED_PLACEMENTS = {"sandwich": ("pre-norm", "post-norm"), "parallel": ("pre-norm",)}
+"""Other placements' words a note may use for its own: a sandwich is a pre-norm and a post-norm
+around each sublayer; a parallel block's branches read one pre-norm input."""
 OTHER_PLACEMENT_PATTERNS = {
     # "parallel" in a serving engineer's other senses names no placement: tensor-, pipeline-, data-,
     # expert- or model-parallel shards, parallelism, or a config key (use_parallel_residual).
@@ -462,6 +465,8 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
     expect_value(any(word in text for word in mine), True, what=f"the placement, in words, in {what}")
     for placement, words in PLACEMENT_WORDS.items():
         for word in words:
+            if word in CONTAINED_PLACEMENTS.get(want["placement"], ()):
+                continue
             if placement != want["placement"] and not any(word in own_word for own_word in mine):
                 pattern = OTHER_PLACEMENT_PATTERNS.get(word)
                 named = word in text if pattern is None else pattern.search(text) is not None

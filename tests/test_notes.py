@@ -140,3 +140,39 @@ def _config(name: str) -> dict:
 def test_a_pre_norm_note_calling_its_block_parallel_still_fails(config, note):
     with pytest.raises(Mismatch):
         expect_note(note, _report(config))
+
+
+@pytest.mark.parametrize(
+    ("config", "note"),
+    [
+        # a sandwich is a pre-norm and a post-norm around each sublayer; a parallel block's
+        # branches both read one pre-norm input: saying so is no other placement
+        (
+            "gemma-2-9b.json",
+            "Sandwich placement: a pre-norm and a post-norm around every sublayer, each an RMSNorm with a "
+            "(1 + weight) scale, eps 1e-06. Build 169 norms.",
+        ),
+        (
+            "falcon-7b.json",
+            "A parallel block: attention and MLP read the same pre-norm LayerNorm output, eps 1e-05. Build 33 norms.",
+        ),
+    ],
+)
+def test_the_placements_a_sandwich_or_parallel_block_contains_do_not_cost_points(config, note):
+    report = _report(config)
+    assert str(report["n_norms"]) in note and repr(report["eps"]) in note  # the notes state the reference's facts
+    expect_note(note, report)
+
+
+@pytest.mark.parametrize(
+    ("config", "note"),
+    [
+        ("gemma-2-9b.json", "Pre-norm and post-norm RMSNorm with a (1 + weight) scale, eps 1e-06. Build 169 norms."),
+        ("gemma-2-9b.json", "Sandwich or parallel RMSNorm with a (1 + weight) scale, eps 1e-06. Build 169 norms."),
+        ("falcon-7b.json", "A pre-norm LayerNorm block, eps 1e-05. Build 33 norms."),
+        ("falcon-7b.json", "A parallel, or maybe post-norm, LayerNorm block, eps 1e-05. Build 33 norms."),
+    ],
+)
+def test_a_sandwich_or_parallel_note_without_its_word_or_with_another_still_fails(config, note):
+    with pytest.raises(Mismatch):
+        expect_note(note, _report(config))
