@@ -443,7 +443,8 @@ OTHER_PLACEMENT_PATTERNS = {
 """How a note names another placement than its own, where a plain substring would also find
 words that are no placement (the note's own placement is still found as a substring)."""
 EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*\d+\b|\b0\.0{3,}\d+\b")
-SENTENCE_END = re.compile(r"[.!?](?:\s+|$)")
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)[.!?](?:\s+|$)", re.IGNORECASE)
+"""Where a sentence ends; an abbreviation's full stop (e.g., i.e., cf., vs.) ends none."""
 
 
 def expect_note(note: Any, want: dict[str, Any]) -> None:

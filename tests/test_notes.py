@@ -4,7 +4,7 @@ their case: a correct note must not lose points to a capital letter or the other
 import pytest
 
 from grader import course
-from grader.checks import Mismatch, expect_note
+from grader.checks import SENTENCE_END, Mismatch, expect_note
 from grader.reference import Reference
 
 REFERENCE = Reference(course.solutions_dir())
@@ -176,3 +176,24 @@ def test_the_placements_a_sandwich_or_parallel_block_contains_do_not_cost_points
 def test_a_sandwich_or_parallel_note_without_its_word_or_with_another_still_fails(config, note):
     with pytest.raises(Mismatch):
         expect_note(note, _report(config))
+
+
+@pytest.mark.parametrize(
+    ("config", "old", "new"),
+    [
+        # an abbreviation's full stop ends no sentence: the reference's 4-sentence Qwen3-Next note stays 4
+        ("qwen3-next-80b-a3b.json", "A serving engine must", "A serving engine (e.g. vLLM) must"),
+        ("qwen3-next-80b-a3b.json", "with exactly this type", "with exactly this type, i.e. the same class,"),
+        ("qwen3-next-80b-a3b.json", "(QK-norm, not", "(QK-norm, cf. the docstring, not"),
+    ],
+)
+def test_an_abbreviation_is_no_sentence(config, old, new):
+    note = _reference_note(config)
+    assert old in note and len([part for part in SENTENCE_END.split(note.strip()) if part.strip()]) == 4
+    expect_note(note.replace(old, new, 1), _report(config))
+
+
+def test_five_sentences_still_fail():
+    note = _reference_note("qwen3-next-80b-a3b.json") + " Check it twice."
+    with pytest.raises(Mismatch):
+        expect_note(note, _report("qwen3-next-80b-a3b.json"))
