@@ -649,4 +649,25 @@ MUTANTS = [
         'row("rmsnorm", "layer_norm_epsilon", 1e-5, seq2seq=True)',
         None,
     ),
+    (
+        "ic_gemma_with_gemma3_qk_norm",
+        "inspect_config",
+        '"gemma": row("gemma_rmsnorm", "rms_norm_eps", 1e-6),',
+        '"gemma": row("gemma_rmsnorm", "rms_norm_eps", 1e-6, qk=True),',
+        None,
+    ),
+    (
+        "ic_starcoder2_qk_norm",
+        "inspect_config",
+        '"starcoder2": row("layernorm", "norm_epsilon", 1e-5)',
+        '"starcoder2": row("layernorm", "norm_epsilon", 1e-5, qk=True)',
+        None,
+    ),
+    (
+        "ic_phi3_qk_norm",
+        "inspect_config",
+        '"phi3": {**llama_like, "eps_default": 1e-5},',
+        '"phi3": {**llama_like, "eps_default": 1e-5, "qk": True},',
+        None,
+    ),
 ]

@@ -690,18 +690,20 @@ def test_bert_family_is_post_norm(student: StudentProxy, reference: Reference) -
     for config in (bank("bert-base-uncased.json"), ROBERTA_BASE):
         report = report_of(student, config)
         expect_value(report["placement"], "post", what='inspect_config(config)["placement"]')
-        expect_fields(report, reference.inspect_config(config), ("norm_type", "n_norms", "final_norm"))
+        expect_fields(report, reference.inspect_config(config), ("norm_type", "n_norms", "final_norm", "qk_norm"))
     expect_family(student, reference, (bank("bert-base-uncased.json"), ROBERTA_BASE), ("placement", "final_norm"))
 
 
 @pytest.mark.points(1)
 def test_gemma_family_scales_by_one_plus_weight(student: StudentProxy, reference: Reference) -> None:
-    """Every Gemma generation uses the RMSNorm whose scale is 1 + weight."""
-    # mistake: Gemma reported as plain RMSNorm (its weights are stored as offsets from 1)
+    """Every Gemma generation uses the RMSNorm whose scale is 1 + weight; only Gemma-3 adds QK-norm."""
+    # mistake: Gemma reported as plain RMSNorm (its weights are stored as offsets from 1), or
+    # Gemma-3's QK-norm given to every generation (gemma/modeling_gemma.py's GemmaAttention has
+    # no q_norm/k_norm)
     for config in (GEMMA_7B, bank("gemma-2-9b.json"), GEMMA3_4B, GEMMA3_1B):
         report = report_of(student, config)
         expect_value(report["norm_type"], "gemma_rmsnorm", what='inspect_config(config)["norm_type"]')
-        expect_fields(report, reference.inspect_config(config), ("placement", "n_norms"))
+        expect_fields(report, reference.inspect_config(config), ("placement", "n_norms", "qk_norm"))
 
 
 @pytest.mark.points(1)
@@ -724,7 +726,7 @@ def test_final_norm_is_counted(student: StudentProxy, reference: Reference) -> N
         expect_fields(
             report_of(student, config),
             reference.inspect_config(config),
-            ("n_norms", "final_norm", "norm_type", "placement"),
+            ("n_norms", "final_norm", "norm_type", "placement", "qk_norm"),
         )
 
 
@@ -770,7 +772,7 @@ def test_gptj_is_parallel(student: StudentProxy, reference: Reference) -> None:
         reference.inspect_config(GPTJ_6B),
         ("placement", "n_layers", "hidden_size", "n_norms", "eps"),
     )
-    expect_family(student, reference, (GPTJ_6B,), ("placement", "norm_type"))
+    expect_family(student, reference, (GPTJ_6B,), ("placement", "norm_type", "qk_norm"))
 
 
 @pytest.mark.points(1)
@@ -878,7 +880,7 @@ def test_bloom_counts_its_embedding_norm(student: StudentProxy, reference: Refer
         reference.inspect_config(BLOOM_560M),
         ("norm_type", "placement", "n_layers", "hidden_size", "n_norms", "eps"),
     )
-    expect_family(student, reference, (BLOOM_560M,), ("norm_type", "placement"))
+    expect_family(student, reference, (BLOOM_560M,), ("norm_type", "placement", "qk_norm"))
 
 
 @pytest.mark.points(1)
@@ -909,7 +911,7 @@ def test_starcoder2_is_a_layernorm_model(student: StudentProxy, reference: Refer
     expect_fields(
         report_of(student, config),
         reference.inspect_config(config),
-        ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms", "final_norm"),
+        ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms", "final_norm", "qk_norm"),
     )
     expect_family(student, reference, (STARCODER2_3B,), ("norm_type", "eps_source", "placement"))
 
