@@ -670,4 +670,18 @@ MUTANTS = [
         '"phi3": {**llama_like, "eps_default": 1e-5, "qk": True},',
         None,
     ),
+    (
+        "ic_missing_width_or_layers_as_zero",
+        "inspect_config",
+        '        raise ValueError(f"model_type {model_type!r}: no {what} under any of {\', \'.join(keys)}")',
+        "        return 0",
+        None,
+    ),
+    (
+        "ic_json_list_not_refused",
+        "inspect_config",
+        '    if not isinstance(config, dict):\n        raise ValueError("a model config must be a JSON object")\n',
+        "",
+        None,
+    ),
 ]

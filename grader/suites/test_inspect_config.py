@@ -832,17 +832,23 @@ def test_unknown_model_type_falls_back_on_the_eps_key(student: StudentProxy, ref
 
 @pytest.mark.points(1)
 def test_config_without_family_or_eps_key_raises(student: StudentProxy, reference: Reference) -> None:
-    """A config of an unknown family without any eps key is refused with ValueError."""
-    # mistake: guessing a norm type (or returning a report with eps None) instead of refusing
+    """A config of an unknown family without any eps key is refused with ValueError, and so is one
+    without a layer count or a width, or a file that holds no JSON object."""
+    # mistake: guessing a norm type (or returning a report with eps None) instead of refusing;
+    # a missing layer count or width reported as 0 (or None), a JSON list read as a config
     # Refusing earns points only from an inspect_config that also reads a config it can read.
     config = bank("llama-2-7b.json")
     expect_fields(report_of(student, config), reference.inspect_config(config), ["norm_type", "eps", "placement"])
-    for config in (
+    refused: tuple[Any, ...] = (
         {"model_type": "mystery_lm", "hidden_size": 512, "num_hidden_layers": 8},
         {"hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100},
-    ):
+        without(bank("llama-2-7b.json"), "hidden_size"),
+        without(bank("gpt2.json"), "n_layer"),
+        file_arg("config.json", json.dumps([bank("llama-2-7b.json")])),
+    )
+    for argument in refused:
         with expect_raises(ValueError, what="inspect_config(config)"):
-            student.inspect_config(config)
+            student.inspect_config(argument)
 
 
 @pytest.mark.points(1)
