@@ -684,4 +684,18 @@ MUTANTS = [
         "",
         None,
     ),
+    (
+        "ic_unknown_family_qk_norm",
+        "inspect_config",
+        "family, inferred_from = row(norm, key, None), key",
+        "family, inferred_from = row(norm, key, None, qk=True), key",
+        None,
+    ),
+    (
+        "ic_unknown_family_embedding_norm_not_final",
+        "inspect_config",
+        "family, inferred_from = row(norm, key, None), key",
+        "family, inferred_from = row(norm, key, None, embedding=1, final=False), key",
+        None,
+    ),
 ]

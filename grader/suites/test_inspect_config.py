@@ -820,13 +820,14 @@ def test_hybrid_qwen(student: StudentProxy, reference: Reference) -> None:
 @pytest.mark.points(2)
 def test_unknown_model_type_falls_back_on_the_eps_key(student: StudentProxy, reference: Reference) -> None:
     """An unknown model_type is treated by its eps key: RMSNorm or LayerNorm, pre-norm."""
-    # mistake: unknown families refused outright, or the norm type guessed from the name
+    # mistake: unknown families refused outright, or the norm type guessed from the name; the
+    # docstring's final norm and "no QK-norm" for them not reported
     configs = (INTERNLM2_7B, STABLELM2_1_6B, without(bank("gpt2.json"), "model_type"))
     for config in configs:
         expect_fields(
             report_of(student, config),
             reference.inspect_config(config),
-            ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms"),
+            ("model_type", "norm_type", "eps", "eps_source", "placement", "n_norms", "final_norm", "qk_norm"),
         )
 
 
