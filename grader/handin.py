@@ -35,9 +35,10 @@ def find_submission(submission: Path) -> tuple[Path, Message | None]:
     if len(candidates) <= 1:
         return (next(iter(candidates), submission)), None
     budget = [PARSED_CHARS]
+    magics = notebook.Allowance()  # the IPython syntax of all the upload's notebooks, together
     # Counted shallowest first: the budget goes to the work at the top, not to a deep tree.
     order = sorted(candidates, key=lambda c: (len(c.parts), str(c)))
-    done = {c: len(set().union(*(_implemented(f, budget) for f in candidates[c]))) for c in order}
+    done = {c: len(set().union(*(_implemented(f, budget, magics) for f in candidates[c]))) for c in order}
 
     def rank(c: Path) -> tuple[int, int, int, int, str]:
         kind = 0 if c in folders else 1 if c.suffix == ".ipynb" else 2  # ties: modules, a notebook, a file
@@ -67,7 +68,7 @@ def _shown(path: Path, submission: Path) -> str:
     return name if len(name) <= 80 else name[:77] + "..."
 
 
-def _implemented(path: Path, budget: list[int]) -> set[str]:
+def _implemented(path: Path, budget: list[int], magics: notebook.Allowance) -> set[str]:
     """The graded functions ``path`` defines with a body of its own (a stub's is only a
     docstring and ``raise NotImplementedError``), read as grading reads it: a notebook's cells
     with IPython syntax made Python. Files past their size limit, or past what is left of the
@@ -78,7 +79,7 @@ def _implemented(path: Path, budget: list[int]) -> set[str]:
             return set()
         raw = path.read_bytes()
         if path.suffix == ".ipynb":
-            sources = [cell.code for cell in notebook.read(raw).cells]
+            sources = [cell.code for cell in notebook.read(raw, magics).cells]
         else:
             sources = [raw.decode("utf-8", "replace")]
     except (OSError, notebook.NotebookUnreadable):

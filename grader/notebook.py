@@ -81,22 +81,39 @@ a cell that needs the transformer is not run (no notebook of this lab needs that
 MAX_CELL_IPYTHON_LINES = 60
 """The same in one cell (the cost grows with the square of a cell's count)."""
 MAX_TRANSFORMED_CHARS = 300_000
-"""Characters IPython's transformer may read in a notebook, a cell counted once per line of
-IPython syntax in it: one ``%lsmagic`` over a 100 KB line cost a second, and a notebook of such
-cells minutes of the grader's CPU before any sandbox. The corpus's notebooks read 4,000 at most."""
+"""Characters IPython's transformer may read in a whole cell, in all, a cell counted once per
+line of IPython syntax in it: one ``%lsmagic`` over a 100 KB line cost a second, and a notebook
+of such cells minutes of the grader's CPU before any sandbox. Most cells never get there: their
+IPython lines are turned into Python one by one (:func:`_line_by_line`)."""
+MAX_EXAMINED_CHARS = 1 << 20
+"""Characters of cells with IPython-looking lines parsed in a notebook, to tell Python from
+IPython syntax (three times for a cell turned line by line): a parse and a walk of its tree
+cost up to ~9 µs a character, and a notebook may be 32 MiB."""
+
+
+class OverAllowance(Exception):
+    """Reading this cell's IPython syntax would pass the notebook's allowance: it is not run."""
 
 
 @dataclass
-class _Allowance:
-    """What IPython's transformer may still read in this notebook (see the limits above)."""
+class Allowance:
+    """What reading a notebook's IPython syntax may still cost (see the limits above): one per
+    notebook, or one for all the notebooks of an upload the work is chosen among."""
 
     lines: int = MAX_IPYTHON_LINES
     chars: int = MAX_TRANSFORMED_CHARS
+    examined: int = MAX_EXAMINED_CHARS
 
-    def allows(self, lines: int, size: int) -> bool:
-        return lines <= min(MAX_CELL_IPYTHON_LINES, self.lines) and lines * size <= self.chars
+    def examine(self, size: int) -> None:
+        if size > self.examined:
+            raise OverAllowance
+        self.examined -= size
 
-    def spend(self, lines: int, size: int) -> None:
+    def transform(self, lines: int, size: int) -> None:
+        """``lines`` lines of IPython syntax read in a cell of ``size`` characters (``size``
+        0: each line read alone)."""
+        if lines > min(MAX_CELL_IPYTHON_LINES, self.lines) or lines * size > self.chars:
+            raise OverAllowance
         self.lines, self.chars = self.lines - lines, self.chars - lines * size
 
 
@@ -208,23 +225,72 @@ MAGIC_NESTING = 8
 ones are left as IPython wrote them."""
 
 
-def python_of(source: str, depth: int = 0) -> str:
-    """The cell as a kernel runs it: IPython syntax turned into plain Python."""
-    if not _IPYTHON_LINE.search(source) or _is_python(source):
+def python_of(source: str, depth: int = 0, allowance: Allowance | None = None) -> str:
+    """The cell as a kernel runs it: IPython syntax turned into plain Python. Raises
+    :class:`OverAllowance` when that would cost more than what is left of ``allowance``."""
+    allowance = Allowance() if allowance is None else allowance
+    if not _IPYTHON_LINE.search(source):
+        return source
+    allowance.examine(len(source))
+    if _is_python(source):
         return source  # IPython runs valid Python as it is (a '?' in a docstring is not help)
-    from IPython.core.inputtransformer2 import TransformerManager  # only for cells that need it
-
+    cell_magic = source.lstrip().startswith("%%")
+    lines = len(_IPYTHON_LINE.findall(source))
+    if not cell_magic:
+        allowance.examine(2 * len(source))  # parsed again, and its strings' spans walked
+        spliced = _line_by_line(source)
+        if spliced is not None:
+            allowance.transform(lines, 0)
+            return spliced
+    # A cell magic is read once (its body is a string, read below if it runs as Python).
+    allowance.transform(1 if cell_magic else lines, len(source))
     try:
-        code = str(TransformerManager().transform_cell(source))
+        code = str(_transformer().transform_cell(source))
     except Exception:  # what IPython cannot transform, a kernel cannot run: the cell will fail
         return source
-    return _body_as_python(code, depth)
+    return _body_as_python(code, depth, allowance)
 
 
-def ipython_lines(source: str) -> int:
-    """The lines of IPython syntax the transformer will read the cell for (0: it will not)."""
-    lines = len(_IPYTHON_LINE.findall(source))
-    return 0 if not lines or _is_python(source) else lines
+def _transformer() -> Any:
+    from IPython.core.inputtransformer2 import TransformerManager  # only for cells that need it
+
+    return TransformerManager()
+
+
+def _line_by_line(source: str) -> str | None:
+    """The cell with each line of IPython syntax turned into Python alone, as IPython's
+    transformer turns it within the cell, when those lines are whole statements (each can be
+    replaced by ``pass`` and the cell parses, none inside a string spanning lines); None when
+    they are not, for the whole-cell transformer. IPython reads the whole cell again for each
+    such line: a Colab header over the whole lab cost it 0.4 s, and an attacker minutes."""
+    lines = source.splitlines(keepends=True)
+    special = [i for i, line in enumerate(lines) if _IPYTHON_LINE.search(line)]
+    placeholder = list(lines)
+    for i in special:
+        placeholder[i] = lines[i][: len(lines[i]) - len(lines[i].lstrip(" \t"))] + "pass\n"
+    try:
+        tree = ast.parse("".join(placeholder))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    spans = [
+        (node.lineno, node.end_lineno or node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Constant, ast.JoinedStr)) and (node.end_lineno or node.lineno) > node.lineno
+    ]
+    if any(start < i + 1 <= end for i in special for start, end in spans):
+        return None  # a line of a string that spans lines: not a statement of its own
+    transformer = _transformer()
+    for i in special:
+        indent = lines[i][: len(lines[i]) - len(lines[i].lstrip(" \t"))]
+        try:
+            code = str(transformer.transform_cell(lines[i].lstrip(" \t")))
+        except Exception:
+            return None
+        if code.count("\n") > 1:
+            return None
+        ending = lines[i][len(lines[i].rstrip("\r\n")) :]
+        lines[i] = indent + code.rstrip("\n") + ending
+    return "".join(lines)
 
 
 def _is_python(source: str) -> bool:
@@ -235,7 +301,7 @@ def _is_python(source: str) -> bool:
     return True
 
 
-def _body_as_python(code: str, depth: int) -> str:
+def _body_as_python(code: str, depth: int, allowance: Allowance) -> str:
     """A ``%%time`` or ``%%capture`` cell with its body turned into Python too: IPython runs
     such a body through its own transformers when the magic runs it (``%%capture`` over
     ``!pip install ...`` is how Colab notebooks install quietly); the worker has no IPython."""
@@ -252,20 +318,19 @@ def _body_as_python(code: str, depth: int) -> str:
     if len(args) != 3 or len(call.args) != 3 or call.keywords or args[0] not in RUN_BODY or depth >= MAGIC_NESTING:
         return code
     name, line, body = args
-    return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1)!r})\n"
+    return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1, allowance)!r})\n"
 
 
-def _prepare(cell: Cell, allowance: _Allowance) -> tuple[CodeCell | None, list[Message]]:
+def _prepare(cell: Cell, allowance: Allowance) -> tuple[CodeCell | None, list[Message]]:
     """The cell to run (None: skipped) and the notes about it; what IPython's transformer read
     in it is spent from the notebook's ``allowance``, whatever came of it."""
     place = {"cell": cell.number, "first_line": cell.first_line}
     if len(cell.source) > CELL_CAP:
         return None, [Message("submission.cell_too_large", place | {"limit": CELL_CAP})]
-    lines = ipython_lines(cell.source)
-    if not allowance.allows(lines, len(cell.source)):
+    try:
+        code = python_of(cell.source, allowance=allowance)
+    except OverAllowance:
         return None, [Message("submission.cell_too_many_magics", place | {"limit": MAX_CELL_IPYTHON_LINES})]
-    allowance.spend(lines, len(cell.source))
-    code = python_of(cell.source)
     magic = _CELL_MAGIC.match(code)
     if magic and magic.group(1) in LANGUAGE_MAGICS:
         return None, [Message("submission.cell_other_language", place | {"magic": f"%%{magic.group(1)}"})]
@@ -316,10 +381,11 @@ def parse(raw: bytes) -> Any:
     return nb
 
 
-def read(raw: bytes) -> Notebook:
-    """The code cells to run, in order. Raises :class:`NotebookUnreadable`."""
+def read(raw: bytes, allowance: Allowance | None = None) -> Notebook:
+    """The code cells to run, in order. Raises :class:`NotebookUnreadable`. ``allowance``:
+    what reading IPython syntax may cost (default: a notebook's own)."""
     notebook = Notebook(cells=[])
-    allowance = _Allowance()
+    allowance = Allowance() if allowance is None else allowance
     for cell in cells(parse(raw)):
         if cell.kind != "code" or is_test_cell(cell):
             continue

@@ -673,7 +673,7 @@ MUTANTS = [
     (
         "ic_missing_width_or_layers_as_zero",
         "inspect_config",
-        '        raise ValueError(f"model_type {model_type!r}: no {what} under any of {\', \'.join(keys)}")',
+        "        raise ValueError(f\"model_type {model_type!r}: no {what} under any of {', '.join(keys)}\")",
         "        return 0",
         None,
     ),

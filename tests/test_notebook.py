@@ -240,3 +240,60 @@ def test_answers_are_sized_in_the_units_ast_counts_whatever_the_line_breaks():
     assert _answers(feed) == {"q2": {"a": "b"}, "q3": {"a": "c"}}
     too_long = "answers_q1 = {'a': '" + "é" * MAX_LITERAL_CHARS + "'}\n"
     assert "q1" not in _answers(too_long)
+
+
+LINE_BY_LINE_CELLS = [
+    "%matplotlib inline\nimport numpy as np\nx = np.ones(3)\n",
+    "!pip install -q numpy\n!wget -q http://example.org/a.zip\n%load_ext autoreload\n%autoreload 2\n"
+    "def f(x):\n    return x  # why?\n",
+    "for i in range(2):\n    %time f(i)\n    y = !ls\n",
+    "np.mean?\nx = 1\n",
+    "s = '''\n%d items\n'''\n%time f()\n",  # a line of a string: the whole-cell transformer reads it
+    "x = (1,\n%time 2)\n",  # inside brackets: not a statement of its own
+    "if True:\n\t%time f()\n",
+]
+
+
+@pytest.mark.parametrize("source", LINE_BY_LINE_CELLS)
+def test_ipython_lines_turned_one_by_one_are_what_ipython_makes_of_the_cell(source):
+    """Each line of IPython syntax turned into Python alone gives IPython's own transform of the
+    whole cell, or the cell goes to the whole-cell transformer."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from grader.notebook import _line_by_line, python_of
+
+    spliced = _line_by_line(source)
+    assert spliced is None or spliced == TransformerManager().transform_cell(source)
+    assert python_of(source) == TransformerManager().transform_cell(source)
+
+
+def test_a_colab_header_over_the_whole_lab_runs():
+    """Red team, round 6 (a regression of the character allowance): %%capture over !pip lines,
+    %load_ext and %matplotlib, then the whole lab in one cell, was not run (0 points); so was
+    %%time over the lab with comments ending in '?'."""
+    from grader import course
+
+    lab = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in course.MODULES)
+    header = (
+        "!pip install -q numpy\n!pip install -q matplotlib\n%load_ext autoreload\n%autoreload 2\n%matplotlib inline\n"
+    )
+    questions = "".join(f"# por que isso {i}?\n" for i in range(8))
+    notebook = read(_nb("%%capture\n" + header + lab, "%%time\n" + questions + lab, header + questions + lab))
+    assert [c.number for c in notebook.cells] == [1, 2, 3]
+    assert "submission.cell_too_many_magics" not in ids(notebook.notes)
+
+
+def test_what_a_notebook_makes_the_grader_parse_is_bounded(monkeypatch):
+    """Red team, round 6: every cell with a %, ! or ? line was parsed, whatever the notebook had
+    cost already; 29 MB of such cells cost 88 s of the grader's CPU before any sandbox."""
+    import ast
+
+    from grader.notebook import MAX_EXAMINED_CHARS
+
+    parsed = []
+    original = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda source, *a, **k: parsed.append(len(source)) or original(source, *a, **k))
+    heavy = "f(" + "a, " * 30_000 + "a)\n%ls\n"
+    notebook = read(_nb(*[heavy] * 40, "y = 2"))
+    assert sum(parsed) <= MAX_EXAMINED_CHARS
+    assert notebook.cells[-1].code == "y = 2"
