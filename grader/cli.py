@@ -109,13 +109,13 @@ def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str |
     from grader import handin
     from grader.runner import Options, grade
 
-    target, note, elsewhere = Path(path), None, None
+    target, note, upload = Path(path), None, None
     if target.is_dir() and not any((target / f"{m}.py").is_file() for m in course.MODULES):
         # A student's folder holding a notebook, a .py file or exercises/ deeper down: graded
         # as grade-class and Gradescope grade it (the same folder must get the same grade).
         target, note = handin.find_submission(target)
-        elsewhere = handin.answers_file(Path(path))
-    options = Options(suites=suites, settings=settings, select=select, single=True, answers_elsewhere=elsewhere)
+        upload = Path(path)
+    options = Options(suites=suites, settings=settings, select=select, single=True, upload=upload)
     try:
         report = grade(target, options)
         return report if note is None else dataclasses.replace(report, notes=(note, *report.notes))

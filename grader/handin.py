@@ -147,26 +147,53 @@ def upload_files(submission: Path) -> list[Path]:
     return sorted(found)
 
 
-def answers_file(upload: Path) -> Path | None:
-    """The upload's one ``verification.toml``, at any depth searched; None when there is none,
-    or several (which one is the student's would be a guess)."""
+def upload_answers(upload: Path | None, work: Path) -> tuple[Path | None, Message | None]:
+    """The answers file to read when none lies beside ``work``: the ``upload``'s one
+    ``verification.toml`` at any depth searched. Of several, none (which one is the student's
+    would be a guess), with a note naming them when none lies beside the work either."""
+    if upload is None:
+        return None, None
     found = [path for path in upload_files(upload) if path.name == ANSWERS_FILE]
-    return found[0] if len(found) == 1 else None
+    if len(found) > 1:  # the released blank template beside the student's own is not a choice
+        found = [path for path in found if not _blank_answers(path)] or found
+    if len(found) == 1:
+        return found[0], None
+    if len(found) > 1 and not ((work if work.is_dir() else work.parent) / ANSWERS_FILE).is_file():
+        shown = [_shown(path, upload) for path in found]
+        listed = ", ".join(shown[:SHOWN_OTHERS]) + (
+            f" and {len(shown) - SHOWN_OTHERS} more" if len(shown) > SHOWN_OTHERS else ""
+        )
+        return None, Message("question.several_files", {"file": ANSWERS_FILE, "files": listed})
+    return None, None
 
 
-def class_answers(work: Path, class_root: Path) -> tuple[bool, Path | None]:
+def _blank_answers(path: Path) -> bool:
+    """An answers file with no answer in it (the released template), or none readable."""
+    from grader import verification
+
+    answers = verification.from_toml(verification._read_capped(path))
+    return all(verification.is_blank(v) for given in answers.values.values() for v in given.values())
+
+
+def class_upload(work: Path, class_root: Path) -> tuple[bool, Path | None]:
     """How the answers of ``work``, a class member's hand-in, are read: ``(beside_lone_file,
-    elsewhere)`` for :func:`grader.verification.find`. A lone ``<student>.py`` or notebook in the
-    class folder has no answers file (the one beside it is the whole class's); work found inside
-    a ``<student>/`` folder reads the file beside it, else the one answers file of that folder,
-    as a Gradescope upload is read."""
+    upload)`` (see :func:`grader.verification.find`, :func:`upload_answers`). A lone
+    ``<student>.py`` or notebook in the class folder has no answers file (the one beside it is
+    the whole class's); work found inside a ``<student>/`` folder reads the file beside it,
+    else the one answers file of that folder, as a Gradescope upload is read."""
     try:
         parts = work.relative_to(class_root).parts
     except ValueError:
         return True, None
     if len(parts) <= 1:
         return work.is_dir(), None
-    return True, answers_file(class_root / parts[0])
+    return True, class_root / parts[0]
 
 
-__all__ = ["answers_file", "class_answers", "find_submission", "upload_files"]
+def class_answers(work: Path, class_root: Path) -> tuple[bool, Path | None]:
+    """``(beside_lone_file, elsewhere)`` for :func:`grader.verification.find`, as grading reads them."""
+    beside, upload = class_upload(work, class_root)
+    return beside, upload_answers(upload, work)[0]
+
+
+__all__ = ["class_answers", "class_upload", "find_submission", "upload_answers", "upload_files"]

@@ -56,9 +56,9 @@ class Options:
     """The class folder of a ``grade-class`` run: a lone ``<student>.py`` or notebook in it has
     no answers file (the one beside it would be every one-file student's); work inside a
     student's folder reads that folder's (``handin.class_answers``)."""
-    answers_elsewhere: Path | None = None
-    """An answers file to read when none lies beside the work (a Gradescope upload's one
-    ``verification.toml``, in another folder than the exercises)."""
+    upload: Path | None = None
+    """The folder the student handed in, when the work was chosen inside it (a Gradescope
+    upload): its one ``verification.toml`` is read when none lies beside the work."""
 
 
 def _suite_files(suites: tuple[str, ...]) -> tuple[list[Path], set[Path]]:
@@ -93,12 +93,13 @@ def _questions(
     bank = questions.load()
     if not bank.hidden:
         raise GraderFault("the question bank's keys are not installed (is this a student copy of the grader?)")
-    beside, elsewhere = True, options.answers_elsewhere
+    beside, upload = True, options.upload
     if options.class_root is not None:
-        beside, elsewhere = handin.class_answers(Path(submission), options.class_root)
+        beside, upload = handin.class_upload(Path(submission), options.class_root)
+    elsewhere, several = handin.upload_answers(upload, Path(submission))
     answers = verification.find(submission, beside_lone_file=beside, stopped=stopped, elsewhere=elsewhere)
     results, manual = verification.score(bank, answers)
-    notes = [m for m in (answers.problem, answers.note) if m is not None]
+    notes = [m for m in (answers.problem, answers.note, several) if m is not None]
     malformed = verification.form_problems(bank, answers)
     if malformed:  # said at once: on Gradescope the parts' own messages wait for the due date
         parts = ", ".join(f"{qid}.{problem.params.get('part', '?')}" for qid, problem in malformed)

@@ -477,3 +477,25 @@ def test_a_refused_entrys_name_reaches_neither_a_spreadsheet_formula_nor_the_ter
     with open(out_dir / "grades.csv", newline="") as handle:
         cells = [row["student"] for row in csv.DictReader(handle)]
     assert len(cells) == len(names) and not [c for c in cells if c[:1] in "=+-@" or "\x1b" in c or "\n" in c]
+
+
+def test_several_answers_files_in_a_folder_are_said_and_a_blank_template_is_no_choice(tmp_path):
+    """Red team, round 6: dave's folder held his filled verification.toml and the released
+    exercises/ with its blank template beside a notebook: neither was read, without a word
+    (-23). The blank template is no choice; two filled ones are named in a note."""
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    cells = [{"cell_type": "code", "metadata": {}, "source": solved, "outputs": []}]
+    (handed_in / "dave" / "nb").mkdir(parents=True)
+    (handed_in / "dave" / "nb" / "lab.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}))
+    shutil.copytree(course.exercises_dir(), handed_in / "dave" / "exercises")
+    shutil.copy(course.solutions_dir() / "verification.toml", handed_in / "dave" / "verification.toml")
+    full = json.loads(run("grade", "solutions", "--json").stdout)["max_score"]
+    graded = json.loads(run("grade", handed_in / "dave", "--json").stdout)
+    assert graded["score"] == full, [n for n in graded["notes"]]
+    shutil.copy(course.solutions_dir() / "verification.toml", handed_in / "dave" / "nb" / "old.toml")
+    (handed_in / "dave" / "exercises" / "verification.toml").write_text('[q1]\na = "b"\n')
+    out = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--lang", "en")
+    assert out.returncode == 0, out.stdout + out.stderr
+    page = (out_dir / "feedback" / "dave.html").read_text()
+    assert "several answers files" in page and "exercises/verification.toml" in page

@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 
 from grader import course, policy
-from grader.handin import answers_file, find_submission
+from grader.handin import find_submission
 from grader.integrations.gradescope_manual import manual_questions
 from grader.report import reporters
 from grader.report.store import write_atomic
@@ -133,11 +133,10 @@ def run(root: Path) -> int:
     results = root / "results"
     results.mkdir(parents=True, exist_ok=True)
     work, note = find_submission(root / "submission")
-    # The upload's one answers file, read if none lies beside the work (a folder of modules
+    # The upload's one answers file is read if none lies beside the work (a folder of modules
     # with verification.toml one level up, a notebook with it in another folder).
-    elsewhere = answers_file(root / "submission")
     # results.json: the questions' auto-graded parts only (Decision 8)
-    options = Options(suites=FINAL, single=True, answers_elsewhere=elsewhere)
+    options = Options(suites=FINAL, single=True, upload=root / "submission")
     settings = options.settings
     report = grade(work, options)
     if note is not None:
