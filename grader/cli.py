@@ -213,14 +213,14 @@ def _your_work(lang: str) -> Path:
         return here
     if (here / "exercises").is_dir():
         return here / "exercises"
-    notebooks = sorted(p.name for p in here.glob("*.ipynb") if p.is_file())
-    if notebooks:
+    # Never a link: grading does not follow one (it may be another student's notebook).
+    if any(p.is_file() and not p.is_symlink() for p in here.glob("*.ipynb")):
         from grader import handin
 
         chosen, _ = handin.find_submission(here)
-        chosen = chosen if chosen.suffix == ".ipynb" else here / notebooks[0]
-        click.echo(render(Message("cli.checking_notebook", {"notebook": chosen.name}), lang), err=True)
-        return chosen
+        if chosen.suffix == ".ipynb":
+            click.echo(render(Message("cli.checking_notebook", {"notebook": chosen.name}), lang), err=True)
+            return chosen
     raise UsageExit(render(Message("cli.no_work", {"folder": str(here)}), lang))
 
 

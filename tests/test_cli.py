@@ -160,6 +160,7 @@ def test_check_without_a_path_beside_a_notebook_checks_the_notebook(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     empty = tmp_path / "nada"
     empty.mkdir()
+    (empty / "lab.ipynb").symlink_to(tmp_path / "Lab_Normalizacao.ipynb")  # grading follows no link
     out = run("check", "--lang", "pt-BR", cwd=empty)
     assert out.returncode == 2 and "nenhum arquivo de exercício" in out.stderr
 
