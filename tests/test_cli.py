@@ -478,6 +478,13 @@ def test_a_refused_entrys_name_reaches_neither_a_spreadsheet_formula_nor_the_ter
     with open(out_dir / "grades.csv", newline="") as handle:
         cells = [row["student"] for row in csv.DictReader(handle)]
     assert len(cells) == len(names) and not [c for c in cells if c[:1] in "=+-@" or "\x1b" in c or "\n" in c]
+    # Two names alike once shown (one printable line, cut at 100) stay two rows, apart from a student's.
+    (handed_in / ("a" * 100)).mkdir()
+    for name in ("a" * 100 + "!.py", "a" * 100 + "~x.py", "q\x01.py", "q\x02.py"):
+        (handed_in / name).write_text("import numpy as np\n")
+    run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    with open(out_dir / "grades.csv", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == len(names) + 5
 
 
 def test_several_answers_files_in_a_folder_are_said_and_a_blank_template_is_no_choice(tmp_path):

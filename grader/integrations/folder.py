@@ -13,6 +13,7 @@ grade. Nothing in the students' folder is written to or followed through a link.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from collections.abc import Iterator
@@ -196,7 +197,12 @@ def shown_name(text: str, limit: int) -> str:
     """A name from the class folder as the console, roster.json and grades.csv show it: one
     line of printable characters (a file name may hold escape sequences that clear the
     instructor's screen, or a newline that draws a fake line), at most ``limit`` long."""
-    return "".join(ch if ch.isprintable() else "?" for ch in clean_text(text))[:limit]
+    shown = "".join(ch if ch.isprintable() else "?" for ch in clean_text(text))
+    if shown == text and len(shown) <= limit:
+        return shown
+    # Changed or cut: a digest keeps two such names apart, and apart from every valid id (no "~").
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=3).hexdigest()
+    return f"{shown[: limit - 7]}~{digest}"
 
 
 def csv_cell(text: str) -> str:
