@@ -74,6 +74,8 @@ SETUP_MARKER = "# Setup for the public tests. Run this cell first; do not edit i
 _IPYTHON_LINE = re.compile(r"^[ \t]*[%!]|\?[ \t]*$|=[ \t]*[%!]", re.MULTILINE)
 r"""A line IPython may read as its own syntax. Spaces and tabs only: ``\s`` spans newlines,
 and a cell of blank lines made the search quadratic."""
+_IPYTHON_STATEMENT = re.compile(r"^[ \t]*[%!]|=[ \t]*[%!]")
+"""A line of IPython syntax that is a statement of its own (a magic, a shell command)."""
 MAX_IPYTHON_LINES = 400
 """Lines of IPython syntax a notebook may hold in all: IPython's transformer reads the whole cell
 again for each one, so a cell of thousands cost minutes of the grader's time. Past this budget
@@ -112,7 +114,8 @@ class Allowance:
     def transform(self, lines: int, size: int) -> None:
         """``lines`` lines of IPython syntax read in a cell of ``size`` characters (``size``
         0: each line read alone)."""
-        if lines > min(MAX_CELL_IPYTHON_LINES, self.lines) or lines * size > self.chars:
+        most = self.lines if size == 0 else min(MAX_CELL_IPYTHON_LINES, self.lines)  # 0: no square
+        if lines > most or lines * size > self.chars:
             raise OverAllowance
         self.lines, self.chars = self.lines - lines, self.chars - lines * size
 
@@ -238,9 +241,8 @@ def python_of(source: str, depth: int = 0, allowance: Allowance | None = None) -
     lines = len(_IPYTHON_LINE.findall(source))
     if not cell_magic:
         allowance.examine(2 * len(source))  # parsed again, and its strings' spans walked
-        spliced = _line_by_line(source)
+        spliced = _line_by_line(source, allowance)
         if spliced is not None:
-            allowance.transform(lines, 0)
             return spliced
     # A cell magic is read once (its body is a string, read below if it runs as Python).
     allowance.transform(1 if cell_magic else lines, len(source))
@@ -257,7 +259,7 @@ def _transformer() -> Any:
     return TransformerManager()
 
 
-def _line_by_line(source: str) -> str | None:
+def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None:
     """The cell with each line of IPython syntax turned into Python alone, as IPython's
     transformer turns it within the cell, when those lines are whole statements (each can be
     replaced by ``pass`` and the cell parses, none inside a string spanning lines); None when
@@ -267,7 +269,10 @@ def _line_by_line(source: str) -> str | None:
     special = [i for i, line in enumerate(lines) if _IPYTHON_LINE.search(line)]
     placeholder = list(lines)
     for i in special:
-        placeholder[i] = lines[i][: len(lines[i]) - len(lines[i].lstrip(" \t"))] + "pass\n"
+        if _IPYTHON_STATEMENT.search(lines[i]):
+            placeholder[i] = lines[i][: len(lines[i]) - len(lines[i].lstrip(" \t"))] + "pass\n"
+        else:  # only a '?' at its end: help (``obj?``), or the end of a comment (``def f():  # why?``)
+            placeholder[i] = lines[i].rstrip().rstrip("?") + "\n"
     try:
         tree = ast.parse("".join(placeholder))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -277,10 +282,17 @@ def _line_by_line(source: str) -> str | None:
         for node in ast.walk(tree)
         if isinstance(node, (ast.Constant, ast.JoinedStr)) and (node.end_lineno or node.lineno) > node.lineno
     ]
-    if any(start < i + 1 <= end for i in special for start, end in spans):
-        return None  # a line of a string that spans lines: not a statement of its own
+    # A line inside a string that spans lines is the string's (IPython reads tokens): left as it
+    # is, unless it was replaced by `pass` and its quotes may have ended the string.
+    inside = {i for i in special if any(start < i + 1 <= end for start, end in spans)}
+    replaced = [lines[i] for i in inside if _IPYTHON_STATEMENT.search(lines[i])]  # by `pass`
+    if any("'" in line or '"' in line for line in replaced):
+        return None
+    # A comment ending in '?' is no help request: IPython leaves it, so it is not read at all.
+    read = [i for i in special if i not in inside and (_IPYTHON_STATEMENT.search(lines[i]) or "#" not in lines[i])]
+    (allowance or Allowance()).transform(len(read), 0)
     transformer = _transformer()
-    for i in special:
+    for i in read:
         indent = lines[i][: len(lines[i]) - len(lines[i].lstrip(" \t"))]
         try:
             code = str(transformer.transform_cell(lines[i].lstrip(" \t")))

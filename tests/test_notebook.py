@@ -248,9 +248,12 @@ LINE_BY_LINE_CELLS = [
     "def f(x):\n    return x  # why?\n",
     "for i in range(2):\n    %time f(i)\n    y = !ls\n",
     "np.mean?\nx = 1\n",
-    "s = '''\n%d items\n'''\n%time f()\n",  # a line of a string: the whole-cell transformer reads it
+    "s = '''\n%d items\nwhy?\n'''\n%time f()\n",  # lines of a string are the string's
+    "s = '''\n%d items'''\n%time f()\n",  # a line that may end its string: the whole cell
     "x = (1,\n%time 2)\n",  # inside brackets: not a statement of its own
     "if True:\n\t%time f()\n",
+    "%matplotlib inline\ndef f(x):  # why keepdims?\n    if x:  # ok?\n        return np.mean?\n    return x\n",
+    "%time f()\nnp.mean??\nx = 1  # a?\n",
 ]
 
 
@@ -278,6 +281,7 @@ def test_a_colab_header_over_the_whole_lab_runs():
         "!pip install -q numpy\n!pip install -q matplotlib\n%load_ext autoreload\n%autoreload 2\n%matplotlib inline\n"
     )
     questions = "".join(f"# por que isso {i}?\n" for i in range(8))
+    lab = lab.replace("):\n", "):  # por quê?\n")  # headers ending in '?' are statements too
     notebook = read(_nb("%%capture\n" + header + lab, "%%time\n" + questions + lab, header + questions + lab))
     assert [c.number for c in notebook.cells] == [1, 2, 3]
     assert "submission.cell_too_many_magics" not in ids(notebook.notes)
