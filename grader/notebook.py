@@ -74,6 +74,11 @@ SETUP_MARKER = "# Setup for the public tests. Run this cell first; do not edit i
 _IPYTHON_LINE = re.compile(r"^[ \t]*[%!]|\?[ \t]*$|=[ \t]*[%!]", re.MULTILINE)
 r"""A line IPython may read as its own syntax. Spaces and tabs only: ``\s`` spans newlines,
 and a cell of blank lines made the search quadratic."""
+_IPYTHON_LINE_WHOLE = re.compile(r"^.*(?:\?[ \t]*$|^[ \t]*[%!]|=[ \t]*[%!]).*$", re.MULTILINE)
+_INDENTED_START = re.compile(r"(?:[ \t]*\r?\n)*[ \t]+\S")
+MAX_IPYTHON_LINE_CHARS = 2000
+"""The longest line of IPython syntax read: IPython's help syntax (``obj?``) reads a line in
+time that grows with its square (a 30 KB line took 38 s); a cell with a longer one is not run."""
 _IPYTHON_STATEMENT = re.compile(r"^[ \t]*[%!]|=[ \t]*[%!]")
 """A line of IPython syntax that is a statement of its own (a magic, a shell command)."""
 MAX_IPYTHON_LINES = 400
@@ -232,8 +237,10 @@ def python_of(source: str, depth: int = 0, allowance: Allowance | None = None) -
     """The cell as a kernel runs it: IPython syntax turned into plain Python. Raises
     :class:`OverAllowance` when that would cost more than what is left of ``allowance``."""
     allowance = Allowance() if allowance is None else allowance
-    if not _IPYTHON_LINE.search(source):
-        return source
+    if not _IPYTHON_LINE.search(source) and not _INDENTED_START.match(source):
+        return source  # an indented first line is IPython's to dedent (code pasted from a body)
+    if any(len(line) > MAX_IPYTHON_LINE_CHARS for line in _IPYTHON_LINE_WHOLE.findall(source)):
+        raise OverAllowance  # IPython's help syntax reads a long line in quadratic time
     allowance.examine(len(source))
     if _is_python(source):
         return source  # IPython runs valid Python as it is (a '?' in a docstring is not help)
@@ -245,7 +252,7 @@ def python_of(source: str, depth: int = 0, allowance: Allowance | None = None) -
         if spliced is not None:
             return spliced
     # A cell magic is read once (its body is a string, read below if it runs as Python).
-    allowance.transform(1 if cell_magic else lines, len(source))
+    allowance.transform(1 if cell_magic else max(lines, 1), len(source))
     try:
         code = str(_transformer().transform_cell(source))
     except Exception:  # what IPython cannot transform, a kernel cannot run: the cell will fail
@@ -265,8 +272,16 @@ def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None
     replaced by ``pass`` and the cell parses, none inside a string spanning lines); None when
     they are not, for the whole-cell transformer. IPython reads the whole cell again for each
     such line: a Colab header over the whole lab cost it 0.4 s, and an attacker minutes."""
+    if len(source.splitlines()) != source.count("\n") + (not source.endswith("\n")):
+        return None  # a lone CR, a form feed, a \u2028: IPython and Python's parser split lines apart
     lines = source.splitlines(keepends=True)
     special = [i for i, line in enumerate(lines) if _IPYTHON_LINE.search(line)]
+    # A line continued by "\\" (IPython joins it to the next), or a cell magic after the first
+    # line (IPython reads it as a line magic): only the whole cell is read as IPython reads it.
+    if any(line.rstrip("\r\n").endswith("\\") for line in lines) or any(
+        lines[i].lstrip(" \t").startswith("%%") for i in special
+    ):
+        return None
     placeholder = list(lines)
     for i in special:
         if _IPYTHON_STATEMENT.search(lines[i]):
@@ -301,7 +316,7 @@ def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None
         if code.count("\n") > 1:
             return None
         ending = lines[i][len(lines[i].rstrip("\r\n")) :]
-        lines[i] = indent + code.rstrip("\n") + ending
+        lines[i] = indent + code.rstrip("\r\n") + ending
     return "".join(lines)
 
 
@@ -319,6 +334,7 @@ def _body_as_python(code: str, depth: int, allowance: Allowance) -> str:
     ``!pip install ...`` is how Colab notebooks install quietly); the worker has no IPython."""
     from grader.sandbox.inside.cells import RUN_BODY  # the magics whose body the worker runs
 
+    allowance.examine(len(code))
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
