@@ -72,7 +72,26 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
         # Not text (UnicodeDecodeError), nested past reason, or an integer of more digits than
         # Python converts (sys.get_int_max_str_digits): a ValueError raised inside tomllib.
         return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": "?"}))
-    return Answers({k: v for k, v in parsed.items() if isinstance(v, dict)}, where)
+    values = {k: v for k, v in parsed.items() if isinstance(v, dict)}
+    return Answers(_as_written(values, data.decode("utf-8-sig", "replace")), where)
+
+
+_TOML_SECTION = re.compile(r"^[ \t]*\[[ \t]*([A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$")
+_TOML_AMBIGUOUS = re.compile(r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*([+-]?[1-9]\d{0,2}\.\d{3})[ \t]*(?:#.*)?$")
+
+
+def _as_written(values: dict[str, dict[str, Any]], text: str) -> dict[str, dict[str, Any]]:
+    """``a = 266.240`` as the student wrote it: a float that reads two ways keeps its text (it
+    scores as the same number) so that the note on such numbers can say so."""
+    section = None
+    for line in text.splitlines():
+        if found := _TOML_SECTION.match(line):
+            section = found.group(1)
+        elif (found := _TOML_AMBIGUOUS.match(line)) and section in values:
+            key, written = found.groups()
+            if isinstance(values[section].get(key), float) and values[section][key] == float(written):
+                values[section][key] = written
+    return values
 
 
 class Computed:

@@ -398,12 +398,9 @@ def test_a_stray_answers_file_in_the_class_folder_is_no_notebooks_written_answer
     assert "## student: alice" in page and "(no answer)" in page.split("## student: alice")[1]
 
 
-def test_a_class_folder_holding_a_notebook_or_nested_modules_is_graded_and_an_archive_said(tmp_path):
-    """An instructor trial: a student's folder holding only lab.ipynb, or exercises/ one level
-    down, scored 0; a zip was dropped without a word."""
-    import csv
-
-    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+def _peggy_and_judy(handed_in):
+    """Two solved hand-ins with the work inside the student's folder: peggy/lab.ipynb and
+    judy/exercises/, no answers file."""
     solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
     cells = [{"cell_type": "code", "metadata": {}, "source": solved, "outputs": []}]
     (handed_in / "peggy").mkdir(parents=True)
@@ -411,6 +408,15 @@ def test_a_class_folder_holding_a_notebook_or_nested_modules_is_graded_and_an_ar
     (handed_in / "judy" / "exercises").mkdir(parents=True)
     for module in MODULES:
         shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "judy" / "exercises" / f"{module}.py")
+
+
+def test_a_class_folder_holding_a_notebook_or_nested_modules_is_graded_and_an_archive_said(tmp_path):
+    """An instructor trial: a student's folder holding only lab.ipynb, or exercises/ one level
+    down, scored 0; a zip was dropped without a word."""
+    import csv
+
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    _peggy_and_judy(handed_in)
     (handed_in / "olivia.zip").write_bytes(b"PK\x05\x06" + bytes(18))
     out = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
     assert out.returncode == 3 and "olivia" in out.stderr and "archive" in out.stderr
@@ -430,13 +436,7 @@ def test_a_students_folder_answers_are_read_wherever_the_work_inside_it_was_foun
     import csv
 
     handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
-    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
-    cells = [{"cell_type": "code", "metadata": {}, "source": solved, "outputs": []}]
-    (handed_in / "peggy").mkdir(parents=True)
-    (handed_in / "peggy" / "lab.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4}))
-    (handed_in / "judy" / "exercises").mkdir(parents=True)
-    for module in MODULES:
-        shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "judy" / "exercises" / f"{module}.py")
+    _peggy_and_judy(handed_in)
     answers = (course.solutions_dir() / "verification.toml").read_text()
     (handed_in / "peggy" / "verification.toml").write_text(answers)
     (handed_in / "judy" / "verification.toml").write_text(answers.replace('[q1]\na = "', '[q1]\na = "x'))

@@ -608,6 +608,9 @@ def test_a_number_that_reads_two_ways_is_said_whatever_the_key(tmp_path):
     notes = [n for n in grade(sub, Options(suites=FINAL)).notes if n.id == "question.ambiguous_numbers"]
     assert len(notes) == 1 and notes[0].params["parts"] == f"{q1}.{p1}, {q2}.{p2}"
     assert "is read as a decimal" in CliRunner().invoke(main, ["check", str(sub), "--lang", "en"]).output
+    (sub / ANSWERS_FILE).write_text(f"[{q1}]\n{p1} = 266.240  # unquoted\n", encoding="utf-8")
+    notes = [n for n in grade(sub, Options(suites=FINAL)).notes if n.id == "question.ambiguous_numbers"]
+    assert len(notes) == 1 and notes[0].params["parts"] == f"{q1}.{p1}"
     (sub / ANSWERS_FILE).write_text(f'[{q1}]\n{p1} = "0,302"\n[{q2}]\n{p2} = "3,54"\n', encoding="utf-8")
     assert not [n for n in grade(sub, Options(suites=FINAL)).notes if n.id == "question.ambiguous_numbers"]
 
