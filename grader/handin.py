@@ -14,7 +14,7 @@ from pathlib import Path
 from grader import course, notebook
 from grader.course import MODULES
 from grader.messages import Message
-from grader.questions import ANSWERS_FILE
+from grader.questions import ANSWERS_FILE, answers_beside
 from grader.submission import MAX_MODULE_BYTES
 
 
@@ -46,10 +46,14 @@ def find_submission(submission: Path) -> tuple[Path, Message | None]:
 
     chosen = min(candidates, key=rank)
     others = [_shown(c, submission) for c in sorted(candidates, key=rank) if c != chosen]
-    listed = ", ".join(others[:SHOWN_OTHERS]) + (
-        f" and {len(others) - SHOWN_OTHERS} more" if len(others) > SHOWN_OTHERS else ""
-    )
+    listed = _listed(others)
     return chosen, Message("submission.several_candidates", {"graded": _shown(chosen, submission), "others": listed})
+
+
+def _listed(names: list[str]) -> str:
+    """The first names, and how many more (an upload may hold thousands)."""
+    more = f" and {len(names) - SHOWN_OTHERS} more" if len(names) > SHOWN_OTHERS else ""
+    return ", ".join(names[:SHOWN_OTHERS]) + more
 
 
 SHOWN_OTHERS = 10
@@ -158,11 +162,8 @@ def upload_answers(upload: Path | None, work: Path) -> tuple[Path | None, Messag
         found = [path for path in found if not _blank_answers(path)] or found
     if len(found) == 1:
         return found[0], None
-    if len(found) > 1 and not ((work if work.is_dir() else work.parent) / ANSWERS_FILE).is_file():
-        shown = [_shown(path, upload) for path in found]
-        listed = ", ".join(shown[:SHOWN_OTHERS]) + (
-            f" and {len(shown) - SHOWN_OTHERS} more" if len(shown) > SHOWN_OTHERS else ""
-        )
+    if len(found) > 1 and not answers_beside(work).is_file():
+        listed = _listed([_shown(path, upload) for path in found])
         return None, Message("question.several_files", {"file": ANSWERS_FILE, "files": listed})
     return None, None
 

@@ -74,7 +74,7 @@ SETUP_MARKER = "# Setup for the public tests. Run this cell first; do not edit i
 _IPYTHON_LINE = re.compile(r"^[ \t]*[%!]|\?[ \t]*$|=[ \t]*[%!]", re.MULTILINE)
 r"""A line IPython may read as its own syntax. Spaces and tabs only: ``\s`` spans newlines,
 and a cell of blank lines made the search quadratic."""
-_IPYTHON_LINE_WHOLE = re.compile(r"^.*(?:\?[ \t]*$|^[ \t]*[%!]|=[ \t]*[%!]).*$", re.MULTILINE)
+_IPYTHON_LINE_WHOLE = re.compile(rf"^.*(?:{_IPYTHON_LINE.pattern}).*$", re.MULTILINE)
 _INDENTED_START = re.compile(r"(?:[ \t]*\r?\n)*[ \t]+\S")
 MAX_IPYTHON_LINE_CHARS = 2000
 """The longest line of IPython syntax read: IPython's help syntax (``obj?``) reads a line in
@@ -285,7 +285,7 @@ def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None
     placeholder = list(lines)
     for i in special:
         if _IPYTHON_STATEMENT.search(lines[i]):
-            placeholder[i] = lines[i][: len(lines[i]) - len(lines[i].lstrip(" \t"))] + "pass\n"
+            placeholder[i] = _indent(lines[i]) + "pass\n"
         else:  # only a '?' at its end: help (``obj?``), or the end of a comment (``def f():  # why?``)
             placeholder[i] = lines[i].rstrip().rstrip("?") + "\n"
     try:
@@ -308,7 +308,7 @@ def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None
     (allowance or Allowance()).transform(len(read), 0)
     transformer = _transformer()
     for i in read:
-        indent = lines[i][: len(lines[i]) - len(lines[i].lstrip(" \t"))]
+        indent = _indent(lines[i])
         try:
             code = str(transformer.transform_cell(lines[i].lstrip(" \t")))
         except Exception:
@@ -318,6 +318,10 @@ def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None
         ending = lines[i][len(lines[i].rstrip("\r\n")) :]
         lines[i] = indent + code.rstrip("\r\n") + ending
     return "".join(lines)
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _is_python(source: str) -> bool:

@@ -19,6 +19,7 @@ import textwrap
 import tomllib
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from grader import course
@@ -27,6 +28,13 @@ BANK_FILE = "questions.toml"
 PUBLIC_FILE = "questions_public.json"
 ANSWERS_FILE = "verification.toml"
 """The student's answers file, beside the exercises (``exercises/verification.toml``)."""
+
+
+def answers_beside(work: Path) -> Path:
+    """Where the answers file of ``work`` (a folder of modules, a notebook, a ``.py`` file) lies."""
+    return (work if work.is_dir() else work.parent) / ANSWERS_FILE
+
+
 NOTEBOOK_PREFIX = "answers_"
 """A notebook answers question ``q1``'s auto-graded parts in ``answers_q1 = {...}``."""
 WRITTEN = "written"
@@ -324,6 +332,7 @@ __all__ = [
     "Part",
     "Question",
     "Written",
+    "answers_beside",
     "answers_template",
     "load",
     "parse",

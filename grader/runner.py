@@ -104,9 +104,9 @@ def _questions(
     if malformed:  # said at once: on Gradescope the parts' own messages wait for the due date
         parts = ", ".join(f"{qid}.{problem.params.get('part', '?')}" for qid, problem in malformed)
         notes.append(Message("question.malformed_note", {"parts": parts}))
-    ambiguous = verification.ambiguous_numbers(bank, answers)
-    if ambiguous:
-        notes.append(Message("question.ambiguous_numbers", {"parts": ", ".join(ambiguous)}))
+    ambiguous = verification.ambiguous_note(bank, answers)
+    if ambiguous is not None:
+        notes.append(ambiguous)
     return results, manual, notes
 
 

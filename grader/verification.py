@@ -27,7 +27,16 @@ from typing import Any
 from grader import notebook
 from grader.messages import Message
 from grader.model import CheckResult, ManualPart, Status, Visibility
-from grader.questions import ANSWERS_FILE, NOTEBOOK_PREFIX, WRITTEN, Bank, Part, Question, part_name
+from grader.questions import (
+    ANSWERS_FILE,
+    NOTEBOOK_PREFIX,
+    WRITTEN,
+    Bank,
+    Part,
+    Question,
+    answers_beside,
+    part_name,
+)
 
 MAX_ANSWERS_BYTES = 256 << 10
 """No honest answers file comes near this; a bigger one is not read."""
@@ -63,7 +72,8 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
     if len(data) > MAX_ANSWERS_BYTES:
         return Answers({}, where, Message("question.file_too_large", {"file": where, "limit": MAX_ANSWERS_BYTES}))
     try:
-        parsed = tomllib.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
+        parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))  # "... (at line 3, column 5)"; some messages have none
         line = found.group(1) if found else "?"
@@ -73,7 +83,7 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
         # Python converts (sys.get_int_max_str_digits): a ValueError raised inside tomllib.
         return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": "?"}))
     values = {k: v for k, v in parsed.items() if isinstance(v, dict)}
-    return Answers(_as_written(values, data.decode("utf-8-sig", "replace")), where)
+    return Answers(_as_written(values, text), where)
 
 
 _TOML_SECTION = re.compile(r"^[ \t]*\[[ \t]*([A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$")
@@ -256,8 +266,7 @@ def find(
     ``stopped``: see :func:`from_notebook`. ``elsewhere``: the answers file to read when none
     lies beside the work (the one file of a Gradescope upload, in another folder)."""
     origin = Path(path)
-    folder = origin if origin.is_dir() else origin.parent
-    beside = folder / ANSWERS_FILE
+    beside = answers_beside(origin)
     if origin.suffix == ".ipynb":  # read whole, as it is graded: plots make 256 KiB notebooks common
         answers = from_notebook(_read_capped(origin, notebook.MAX_NOTEBOOK_BYTES), stopped)
         if not beside_lone_file:
@@ -388,17 +397,17 @@ AMBIGUOUS_NUMBER = re.compile(r"[+-]?[1-9]\d{0,2}[.,]\d{3}")
 266.24 to the grader (as ``266,240`` is to an English one)."""
 
 
-def ambiguous_numbers(bank: Bank, answers: Answers) -> list[str]:
-    """``q9.a``-style names of the number parts answered in a form that reads two ways. Said
-    whatever the key, so it tells nothing about the answer."""
-    out = []
+def ambiguous_note(bank: Bank, answers: Answers) -> Message | None:
+    """The note naming (``q9.a``) the number parts answered in a form that reads two ways, or
+    None. Said whatever the key, so it tells nothing about the answer."""
+    parts = []
     for question in bank.questions:
         given = answers.values.get(question.id, {})
         for part in question.parts:
             value = given.get(part.id) if isinstance(given, dict) else None
             if part.kind == "number" and isinstance(value, str) and AMBIGUOUS_NUMBER.fullmatch(value.strip()):
-                out.append(f"{question.id}.{part.id}")
-    return out
+                parts.append(f"{question.id}.{part.id}")
+    return Message("question.ambiguous_numbers", {"parts": ", ".join(parts)}) if parts else None
 
 
 def _judge_number(part: Part, value: Any) -> tuple[float, list[Message]]:

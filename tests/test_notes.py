@@ -97,22 +97,20 @@ def test_a_plain_word_naming_another_norm_still_fails(config, note):
         expect_note(note, _report(config))
 
 
-@pytest.mark.parametrize(
-    ("config", "note"),
-    [
-        # a serving engineer's "parallel" that is no placement: sharding, or a config key
-        (
-            "llama-3-8b.json",
-            "Pre-norm RMSNorm with eps 1e-05. Build 65 norms, the same in every tensor-parallel shard.",
-        ),
-        ("llama-3-8b.json", "Pre-norm RMSNorm with eps 1e-05. Build 65 norms; tensor parallelism changes none."),
-        ("opt-350m.json", "Post-norm LayerNorm with eps 1e-05. Build 48 norms; pipeline parallel stages keep them."),
-    ],
-)
+SERVING_PARALLEL = [
+    (
+        "llama-3-8b.json",
+        "Pre-norm RMSNorm with eps 1e-05. Build 65 norms, the same in every tensor-parallel shard.",
+    ),
+    ("llama-3-8b.json", "Pre-norm RMSNorm with eps 1e-05. Build 65 norms; tensor parallelism changes none."),
+    ("opt-350m.json", "Post-norm LayerNorm with eps 1e-05. Build 48 norms; pipeline parallel stages keep them."),
+]
+"""A serving engineer's "parallel" that is no placement: sharding, or a config key."""
+
+
+@pytest.mark.parametrize(("config", "note"), SERVING_PARALLEL)
 def test_parallel_in_a_serving_sense_is_no_placement(config, note):
-    report = _report(config)
-    assert str(report["n_norms"]) in note and repr(report["eps"]) in note  # the notes state the reference's facts
-    expect_note(note, report)
+    _passes(config, note)
 
 
 def test_a_config_key_naming_parallel_is_no_placement():
@@ -142,23 +140,27 @@ def test_a_pre_norm_note_calling_its_block_parallel_still_fails(config, note):
         expect_note(note, _report(config))
 
 
-@pytest.mark.parametrize(
-    ("config", "note"),
-    [
-        # a sandwich is a pre-norm and a post-norm around each sublayer; a parallel block's
-        # branches both read one pre-norm input: saying so is no other placement
-        (
-            "gemma-2-9b.json",
-            "Sandwich placement: a pre-norm and a post-norm around every sublayer, each an RMSNorm with a "
-            "(1 + weight) scale, eps 1e-06. Build 169 norms.",
-        ),
-        (
-            "falcon-7b.json",
-            "A parallel block: attention and MLP read the same pre-norm LayerNorm output, eps 1e-05. Build 33 norms.",
-        ),
-    ],
-)
+CONTAINED_PLACEMENTS = [
+    (
+        "gemma-2-9b.json",
+        "Sandwich placement: a pre-norm and a post-norm around every sublayer, each an RMSNorm with a "
+        "(1 + weight) scale, eps 1e-06. Build 169 norms.",
+    ),
+    (
+        "falcon-7b.json",
+        "A parallel block: attention and MLP read the same pre-norm LayerNorm output, eps 1e-05. Build 33 norms.",
+    ),
+]
+"""A sandwich is a pre-norm and a post-norm around each sublayer; a parallel block's branches both
+read one pre-norm input: saying so is no other placement."""
+
+
+@pytest.mark.parametrize(("config", "note"), CONTAINED_PLACEMENTS)
 def test_the_placements_a_sandwich_or_parallel_block_contains_do_not_cost_points(config, note):
+    _passes(config, note)
+
+
+def _passes(config: str, note: str) -> None:
     report = _report(config)
     assert str(report["n_norms"]) in note and repr(report["eps"]) in note  # the notes state the reference's facts
     expect_note(note, report)

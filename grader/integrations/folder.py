@@ -109,7 +109,7 @@ class FolderClass:
         # The answers file grading reads for it (beside it, else the folder's one) is in the key:
         # a changed answer is graded again.
         _, elsewhere = handin.class_answers(chosen, self.root)
-        beside = (chosen if kind == "dir" else chosen.parent) / ANSWERS_FILE
+        beside = questions.answers_beside(chosen)
         read = beside if beside.is_file() else elsewhere
         answers = [] if read is None else [self._answers(read.relative_to(self.root).as_posix())]
         return Submitted(student, chosen, key_of(self._key(relative, kind).encode(), *answers), notes=notes)
