@@ -20,6 +20,7 @@ import json
 import math
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,14 +113,19 @@ class Computed:
         return "Computed()"
 
 
-def _literal(node: ast.expr) -> Any:
+def _literal(node: ast.expr, text: Callable[[ast.expr], str]) -> Any:
+    """The value of an answer's literal; a float that reads two ways (``266.240``) as its
+    ``text``, as :func:`_as_written` keeps it in an answers file (it scores as the same number)."""
     try:
-        return ast.literal_eval(node)
+        value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return Computed()
+    if isinstance(value, float) and AMBIGUOUS_NUMBER.fullmatch(written := text(node)) and float(written) == value:
+        return written
+    return value
 
 
-def _parts(node: ast.expr) -> dict[str, Any]:
+def _parts(node: ast.expr, text: Callable[[ast.expr], str]) -> dict[str, Any]:
     """A question's answers from a dict display, part by part: a computed part does not cost
     the literal ones beside it. Anything but a dict display reads as no answer."""
     if not isinstance(node, ast.Dict):
@@ -127,7 +133,7 @@ def _parts(node: ast.expr) -> dict[str, Any]:
     parts: dict[str, Any] = {}
     for key, value in zip(node.keys, node.values, strict=True):
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            parts[key.value] = _literal(value)
+            parts[key.value] = _literal(value, text)
     return parts
 
 
@@ -190,6 +196,15 @@ def _literal_assignments(code: str, stop: int | None = None) -> list[tuple[str, 
     # the line breaks ast counts, as its column offsets are.
     data = code.encode("utf-8", "surrogatepass")
     starts = [0, *(match.end() for match in re.finditer(rb"\r\n|\r|\n", data))]
+
+    def span(node: ast.expr) -> tuple[int, int]:
+        end = starts[min((node.end_lineno or node.lineno) - 1, len(starts) - 1)] + (node.end_col_offset or 0)
+        return starts[node.lineno - 1] + node.col_offset, end
+
+    def text(node: ast.expr) -> str:
+        start, end = span(node)
+        return data[start:end].decode("utf-8", "replace") if end - start <= MAX_LITERAL_CHARS else ""
+
     for node in tree.body:
         if stop is not None and node.lineno >= stop:
             break  # the kernel never got past the line that raised
@@ -201,11 +216,10 @@ def _literal_assignments(code: str, stop: int | None = None) -> list[tuple[str, 
         if target is None:
             continue
         qid, part, value_node = target
-        end = starts[min((value_node.end_lineno or value_node.lineno) - 1, len(starts) - 1)]
-        length = end + (value_node.end_col_offset or 0) - starts[value_node.lineno - 1] - value_node.col_offset
-        if length > MAX_LITERAL_CHARS:
+        start, end = span(value_node)
+        if end - start > MAX_LITERAL_CHARS:
             continue
-        found.append((qid, part, _parts(value_node) if part is None else _literal(value_node)))
+        found.append((qid, part, _parts(value_node, text) if part is None else _literal(value_node, text)))
     return found
 
 

@@ -615,6 +615,23 @@ def test_a_number_that_reads_two_ways_is_said_whatever_the_key(tmp_path):
     assert not [n for n in grade(sub, Options(suites=FINAL)).notes if n.id == "question.ambiguous_numbers"]
 
 
+def test_an_unquoted_number_that_reads_two_ways_in_a_notebook_is_said_and_scored_as_written():
+    """``answers_q9 = {"a": 266.240}`` in a notebook's answer cell: the literal keeps its text,
+    so the note names it (as for the answers file), and it scores as the number Python reads."""
+    numbers = [(q.id, p.id) for q in BANK.questions for p in q.parts if p.kind == "number"]
+    (q1, p1), (q2, p2) = numbers[:2]
+    cells = [f"answers_{q1} = {{{p1!r}: 266.240}}", f"answers_{q2} = {{}}\nanswers_{q2}[{p2!r}] = -1.500"]
+    answers = verification.from_notebook(_notebook(*cells))
+    note = verification.ambiguous_note(BANK, answers)
+    assert note is not None and note.params["parts"] == f"{q1}.{p1}, {q2}.{p2}"
+    as_floats = verification.Answers({q1: {p1: 266.24}, q2: {p2: -1.5}}, "notebook")
+    assert [r.score for r in verification.score(BANK, answers)[0]] == [
+        r.score for r in verification.score(BANK, as_floats)[0]
+    ]
+    plain = verification.from_notebook(_notebook(f"answers_{q1} = {{{p1!r}: 0.302, 'x': 3.54}}"))
+    assert verification.ambiguous_note(BANK, plain) is None and plain.values[q1][p1] == 0.302
+
+
 def test_an_answer_of_the_wrong_form_is_said_at_once(tmp_path):
     """A part's own message waits for the due date on Gradescope, too late to fix a form the
     grader cannot read ("zz" for one letter, text for a number): a note, shown at once, names
