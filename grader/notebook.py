@@ -71,15 +71,23 @@ SETUP_CELL = "setup"
 SETUP_MARKER = "# Setup for the public tests. Run this cell first; do not edit it."
 """The release's setup cell, by grade id or by its first line."""
 
-_IPYTHON_LINE = re.compile(r"^[ \t]*[%!]|\?[ \t]*$|=[ \t]*[%!]", re.MULTILINE)
+_MAGIC_OR_HELP = r"^[ \t]*[%!]|\?[ \t]*$|=[ \t]*[%!]"
+_ESCAPED = r"^[ \t]*[?/,;]"
+"""IPython's other escapes at a line's start: ``?obj`` (help), ``/f x`` (``f(x)``), ``,f a b``
+(``f("a b")``), ``;f a b`` (``f("a", "b")``); never valid Python there, outside brackets."""
+_IPYTHON_LINE = re.compile(f"{_MAGIC_OR_HELP}|{_ESCAPED}", re.MULTILINE)
 r"""A line IPython may read as its own syntax. Spaces and tabs only: ``\s`` spans newlines,
 and a cell of blank lines made the search quadratic."""
-_IPYTHON_LINE_WHOLE = re.compile(rf"^.*(?:{_IPYTHON_LINE.pattern}).*$", re.MULTILINE)
+_HELP_LINE_WHOLE = re.compile(rf"^.*(?:{_MAGIC_OR_HELP}).*$", re.MULTILINE)
+_PROMPT = re.compile(r"^[ \t\f\v]*>>>|^(?:(?:\[nav\]|\[ins\])? )?In \[\d+\]: |^[ \t\f\v]*\.{3,}:", re.MULTILINE)
+"""A pasted prompt (``>>> ``, ``In [3]: ``, ``...: ``): IPython may strip the prompts of every
+line (its ``classic_prompt`` and ``ipython_prompt`` cleanups, whose rules change between
+versions), so such a cell is read by IPython's own transformer, valid Python or not."""
 _INDENTED_START = re.compile(r"(?:[ \t]*\r?\n)*[ \t]+\S")
 MAX_IPYTHON_LINE_CHARS = 2000
 """The longest line of IPython syntax read: IPython's help syntax (``obj?``) reads a line in
 time that grows with its square (a 30 KB line took 38 s); a cell with a longer one is not run."""
-_IPYTHON_STATEMENT = re.compile(r"^[ \t]*[%!]|=[ \t]*[%!]")
+_IPYTHON_STATEMENT = re.compile(r"^[ \t]*[%!?/,;]|=[ \t]*[%!]")
 """A line of IPython syntax that is a statement of its own (a magic, a shell command)."""
 MAX_IPYTHON_LINES = 400
 """Lines of IPython syntax a notebook may hold in all: IPython's transformer reads the whole cell
@@ -237,16 +245,17 @@ def python_of(source: str, depth: int = 0, allowance: Allowance | None = None) -
     """The cell as a kernel runs it: IPython syntax turned into plain Python. Raises
     :class:`OverAllowance` when that would cost more than what is left of ``allowance``."""
     allowance = Allowance() if allowance is None else allowance
-    if not _IPYTHON_LINE.search(source) and not _INDENTED_START.match(source):
+    prompted = _PROMPT.search(source) is not None
+    if not prompted and not _IPYTHON_LINE.search(source) and not _INDENTED_START.match(source):
         return source  # an indented first line is IPython's to dedent (code pasted from a body)
-    if any(len(line) > MAX_IPYTHON_LINE_CHARS for line in _IPYTHON_LINE_WHOLE.findall(source)):
+    if any(len(line) > MAX_IPYTHON_LINE_CHARS for line in _HELP_LINE_WHOLE.findall(source)):
         raise OverAllowance  # IPython's help syntax reads a long line in quadratic time
     allowance.examine(len(source))
-    if _is_python(source):
+    if not prompted and _is_python(source):
         return source  # IPython runs valid Python as it is (a '?' in a docstring is not help)
     cell_magic = source.lstrip().startswith("%%")
     lines = len(_IPYTHON_LINE.findall(source))
-    if not cell_magic:
+    if not cell_magic and not prompted:
         allowance.examine(2 * len(source))  # parsed again, and its strings' spans walked
         spliced = _line_by_line(source, allowance)
         if spliced is not None:

@@ -262,6 +262,11 @@ LINE_BY_LINE_CELLS = [
     "J0 = 1\n\x0c\n\x0c\ns3 = '''\n%d\n'''\n%time J1 = s3\n",
     "print('x =!')\r\n%time f()\r\n",
     "    B1 = 2\n    B2 = 3\n",  # pasted from a function's body: IPython dedents it
+    # IPython's escapes at a line's start: help, autocall, quoting
+    "?np.sqrt\ndef f(x):\n    ??x\n    return x\n",
+    "/print 1\n,print a b\n;print a b\nx = [1\n  , 2]\n",
+    "y = (1\n     / 2)\n%time z = 1\n",  # a continuation line is no escape
+    "s = '''\n/print 1\n'''\n%time f()\n",
 ]
 
 
@@ -280,6 +285,28 @@ def test_ipython_lines_turned_one_by_one_are_what_ipython_makes_of_the_cell(sour
         mine = python_of(source)
     assert spliced is None or _layout(spliced) == _layout(ipython)
     assert _layout(mine) == _layout(ipython)
+
+
+PROMPTED_CELLS = [
+    ">>> def f():\n...     return 2\n...\n>>> f()\n",
+    "In [3]: def g():\n   ...:     return 3\n   ...: \n",
+    "\n  >>> x = 1\n  >>> y = 2\n",
+    "x = 1\n>>> y = 2\n",
+    "s = '''\n>>> hi\n'''\n",  # valid Python: IPython may strip it all the same
+    "def f():\n    '''\n    >>> f()\n    1\n    '''\n    return 1\n",
+    "%%time\n>>> x = 1\n",
+]
+
+
+@pytest.mark.parametrize("source", PROMPTED_CELLS)
+def test_a_cell_pasted_with_its_prompts_is_what_ipython_makes_of_it(source):
+    """Prompts pasted from a Python or IPython session: IPython strips them (by rules that
+    change between its versions), so the cell is IPython's to read, valid Python or not."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    from grader.notebook import python_of
+
+    assert _layout(python_of(source)) == _layout(TransformerManager().transform_cell(source))
 
 
 def _layout(code):

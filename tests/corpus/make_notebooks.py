@@ -915,6 +915,31 @@ def classic_nbformat44_nbextensions(course: Course) -> str:
     )
 
 
+def _repl(source: str, first: str = ">>> ", more: str = "... ") -> str:
+    """``source`` as pasted from a Python (or IPython) prompt: each top-level statement after
+    ``first``, the lines continuing it after ``more``."""
+    lines = []
+    for line in source.splitlines():
+        starts = bool(line) and not line[0].isspace() and not line.startswith((")", "]", "}"))
+        lines.append((first if starts else more) + line if line else more.rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def jlab_pasted_prompts_and_escapes(course: Course) -> str:
+    """Code pasted from a Python prompt (``>>> ``/``... ``) and from IPython's (``In [3]: ``/
+    ``...: ``), IPython's other escapes (``?obj`` before a definition, ``/f x``, ``,f a b``), and
+    a doctest inside a docstring: IPython strips the prompts and turns the escapes into calls."""
+    cells = [
+        code("import numpy as np\n?np.sqrt\n" + ref(*RMS)),
+        code(_repl(ref(*LN))),
+        code(_repl(ref(*RES), "In [7]: ", "   ...: ")),
+        code("??np.linalg.norm\n" + ref(*STACK) + "\n/print token_norm(np.ones(3))"),
+        code(ref(*CMP, doc=True).replace('"""', '"""\n    >>> op_counts(4)["rmsnorm"]["params"]\n    4\n', 1)),
+        code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config") + "\n,print done with the lab"),
+    ]
+    return jupyterlab(execute_as_student(freeform(cells)), "jlab_pasted_prompts_and_escapes")
+
+
 def instructor_source(course: Course) -> str:
     return course.source_path.read_text()
 
@@ -938,6 +963,7 @@ CORPUS: dict[str, Callable[[Course], str]] = {
         jlab_display_richtext,
         jlab_main_block_pip,
         jlab_writefile_module,
+        jlab_pasted_prompts_and_escapes,
         vscode_freeform,
         vscode_unused_scipy,
         colab_drive_mount,
