@@ -822,7 +822,14 @@ def test_unknown_model_type_falls_back_on_the_eps_key(student: StudentProxy, ref
     """An unknown model_type is treated by its eps key: RMSNorm or LayerNorm, pre-norm."""
     # mistake: unknown families refused outright, or the norm type guessed from the name; the
     # docstring's final norm and "no QK-norm" for them not reported
-    configs = (INTERNLM2_7B, STABLELM2_1_6B, without(bank("gpt2.json"), "model_type"))
+    configs = (
+        INTERNLM2_7B,
+        STABLELM2_1_6B,
+        without(bank("gpt2.json"), "model_type"),
+        # variant: both an RMSNorm and a LayerNorm key; the docstring's order decides (rms_norm_eps first)
+        with_values(INTERNLM2_7B, layer_norm_eps=1e-06),
+    )
+    # mistake (the last config): the eps keys tried in another order than the docstring's
     for config in configs:
         expect_fields(
             report_of(student, config),
@@ -1034,3 +1041,20 @@ def test_unknown_family_with_only_norm_epsilon_raises(student: StudentProxy, ref
             config.pop("model_type")
         with expect_raises(ValueError, what="inspect_config(config)"):
             student.inspect_config(config)
+
+
+@pytest.mark.points(1)
+def test_model_type_is_lower_cased(student: StudentProxy, reference: Reference) -> None:
+    """A model_type written with capitals is reported lower-cased, and its family is recognized."""
+    # mistake: model_type reported as written, so "Gemma2" is not the gemma2 family (it falls back
+    # on its eps key: a plain pre-norm RMSNorm) and "Falcon" not the parallel falcon one
+    configs = (
+        resized(with_values(bank("gemma-2-9b.json"), model_type="Gemma2")),
+        resized(with_values(bank("falcon-7b.json"), model_type="Falcon")),
+    )
+    for config in configs:
+        expect_fields(
+            report_of(student, config),
+            reference.inspect_config(config),
+            ("model_type", "norm_type", "eps", "placement", "n_norms", "qk_norm"),
+        )

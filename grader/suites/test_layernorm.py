@@ -214,6 +214,15 @@ def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.r
 
 
 @pytest.mark.points(1)
+def test_backward_mixed_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """With a float32 x, dx is float32 while dgamma and dbeta take the dtypes of gamma and beta."""
+    x, gamma, beta = _case(rng, (5, 16), dtype=np.float32)
+    # dgamma and dbeta in x's dtype; then dbeta in gamma's dtype (beta's differs from it)
+    _check_backward(student, reference, rng, x, gamma.astype(np.float64), beta.astype(np.float64))
+    _check_backward(student, reference, rng, x, gamma.astype(np.float64), beta)
+
+
+@pytest.mark.points(1)
 def test_backward_float16_keeps_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """float16 inputs give float16 gradients (computed in float32, cast back)."""
     _check_backward(student, reference, rng, *_case(rng, (4, 16), dtype=np.float16))

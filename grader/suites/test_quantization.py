@@ -77,6 +77,34 @@ def test_quantize_an_all_zero_row(student: StudentProxy, reference: Reference, r
     _check_quantize(student, reference, w, 4, axis=-1)
 
 
+@pytest.mark.points(1)
+def test_quantize_rounds_halves_to_even(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantize rounds as np.round does: a value halfway between two levels goes to the even one."""
+    # mistake: np.floor(w / scale + 0.5) or rounding half away from zero, which agree with
+    # np.round everywhere but on exact halves (random weights never land on one)
+    halves = np.array([7.0, 0.5, 1.5, 2.5, -2.5, -0.5, 3.5, -6.5, 4.0])  # max 7 = qmax at 4 bits: scale 1
+    unit = 2.0 ** int(rng.integers(-4, 4))  # a power of two keeps every quotient exact
+    _check_quantize(student, reference, halves * unit, 4)
+    rows = np.stack([halves, -halves[::-1] * 2.0]) * unit  # each row's own scale: unit and 2 * unit
+    _check_quantize(student, reference, rows, 4, axis=-1)
+
+
+@pytest.mark.points(1)
+def test_quantize_returns_float64(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """quantize returns float64 whatever the float dtype of w: a float32 w gives a float64 result."""
+    # mistake: w used in its own dtype, so a float32 w gives a float32 result
+    w = rng.standard_normal((6, 8)).astype(np.float32)
+    for bits, axis in ((8, None), (4, 0)):
+        expect_array(
+            student.quantize(w, bits, axis=axis),
+            reference.quantize(w, bits, axis=axis),
+            what="quantize(w, bits, ...)",
+            # the values of a float32 w, quantized in float32 and converted at the end, are close enough
+            tol=TOLERANCES["float32"],
+            hints=m.quantize_variants(w, bits, axis=axis),
+        )
+
+
 def _weights_only(x: np.ndarray, weights: np.ndarray, bits: int, axis: Any, eps: float) -> np.ndarray:
     """The stream when only the weights are quantized (the sublayer's input left in float)."""
     ones, inputs = np.ones(x.shape[-1]), [x]
