@@ -214,8 +214,12 @@ MUTANTS = [
     (
         "attention_counts_promote_float32",
         "stack",
-        "counts = np.arange(1, T + 1, dtype=h.dtype).reshape(T, 1)",
-        "counts = np.arange(1, T + 1).reshape(T, 1)",
+        "counts = np.arange(1, T + 1, dtype=h.dtype).reshape(T, 1)  # (T, 1)\n"
+        "    causal_mean = np.cumsum(h, axis=-2) / counts  # (..., T, C)\n"
+        "    return (causal_mean @ w_o).astype(h.dtype, copy=False)",
+        "counts = np.arange(1, T + 1).reshape(T, 1)  # (T, 1)\n"
+        "    causal_mean = np.cumsum(h, axis=-2) / counts  # (..., T, C)\n"
+        "    return causal_mean @ w_o",
         "check.dtype",
     ),
     (
