@@ -63,9 +63,11 @@ LANGUAGE_MAGICS = frozenset(
     }
 )
 """Cell magics whose body is not Python: Jupyter hands them to another program."""
-TEST_CELL_MARKERS = ("### BEGIN HIDDEN TESTS", "# Public tests for ", "run_hidden(", "score_answers(")
-"""Text the release writes into nbgrader's test cells (found even when a notebook's nbgrader
-metadata was stripped, as some editors do)."""
+_TEST_CELL_START = re.compile(r"[ \t\r\n]*# (?:Public|Hidden) tests for \w+: ")
+_HIDDEN_BLOCK = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*\r?$", re.MULTILINE)
+"""What the release writes into nbgrader's test cells, found even when a notebook's nbgrader
+metadata was stripped (as some editors do): their first line, or the line opening a hidden
+block. A student's comment that only mentions them ("# Public tests for rmsnorm pass") is not."""
 
 SETUP_CELL = "setup"
 SETUP_MARKER = "# Setup for the public tests. Run this cell first; do not edit it."
@@ -232,8 +234,26 @@ def is_test_cell(cell: Cell) -> bool:
     """nbgrader's autograder test cells, and the release's setup cell for them (it imports the
     public checks, which a student's code never needs): never the student's code."""
     marked = cell.nbgrader.get("grade") is True and not cell.nbgrader.get("solution")
-    setup = cell.nbgrader.get("grade_id") == SETUP_CELL or SETUP_MARKER in cell.source
-    return marked or setup or any(marker in cell.source for marker in TEST_CELL_MARKERS)
+    setup = cell.nbgrader.get("grade_id") == SETUP_CELL or cell.source.lstrip().startswith(SETUP_MARKER)
+    released = _TEST_CELL_START.match(cell.source) or _HIDDEN_BLOCK.search(cell.source)
+    return marked or setup or released is not None
+
+
+_TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+
+
+def _test_cell_note(cell: Cell) -> list[Message]:
+    """A note when a cell skipped as one of the release's test cells by its text alone (no
+    nbgrader metadata says so) defines graded functions: they would be missing without a word."""
+    from grader.course import MODULE_OF
+
+    if cell.nbgrader:
+        return []
+    graded = sorted({name for name in _TOP_LEVEL_DEF.findall(cell.source) if name in MODULE_OF})
+    if not graded:
+        return []
+    place = {"cell": cell.number, "first_line": cell.first_line}
+    return [Message("submission.test_cell_skipped", place | {"functions": ", ".join(graded)})]
 
 
 MAGIC_NESTING = 8
@@ -348,18 +368,45 @@ def _body_as_python(code: str, depth: int, allowance: Allowance) -> str:
     from grader.sandbox.inside.cells import RUN_BODY  # the magics whose body the worker runs
 
     allowance.examine(len(code))
+    magic = _cell_magic_call(code)
+    if magic is None or magic[0] not in RUN_BODY or depth >= MAGIC_NESTING:
+        return code
+    name, line, body = magic
+    return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1, allowance)!r})\n"
+
+
+def _cell_magic_call(code: str) -> tuple[str, str, str] | None:
+    """(name, line, body) of a cell that is one ``get_ipython().run_cell_magic(...)`` call."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return code
+        return None
     call = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run_cell_magic"):
-        return code
+        return None
     args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-    if len(args) != 3 or len(call.args) != 3 or call.keywords or args[0] not in RUN_BODY or depth >= MAGIC_NESTING:
-        return code
-    name, line, body = args
-    return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1, allowance)!r})\n"
+    if len(args) != 3 or len(call.args) != 3 or call.keywords:
+        return None
+    return args[0], args[1], args[2]
+
+
+def code_as_run(source: str, allowance: Allowance) -> str:
+    """The Python a kernel runs for a cell: its IPython syntax turned into Python, and of a
+    ``%%time`` or ``%%capture`` cell the body (run in the notebook's namespace, its lines
+    counted from its own first, as the worker reports them). The source itself when reading it
+    would pass the ``allowance``."""
+    from grader.sandbox.inside.cells import RUN_BODY
+
+    try:
+        code = python_of(source, allowance=allowance)
+    except OverAllowance:
+        return source
+    for _ in range(MAGIC_NESTING):
+        magic = _cell_magic_call(code) if code.startswith("get_ipython().run_cell_magic(") else None
+        if magic is None or magic[0] not in RUN_BODY:
+            break
+        code = magic[2]
+    return code
 
 
 def _prepare(cell: Cell, allowance: Allowance) -> tuple[CodeCell | None, list[Message]]:
@@ -428,7 +475,10 @@ def read(raw: bytes, allowance: Allowance | None = None) -> Notebook:
     notebook = Notebook(cells=[])
     allowance = Allowance() if allowance is None else allowance
     for cell in cells(parse(raw)):
-        if cell.kind != "code" or is_test_cell(cell):
+        if cell.kind != "code":
+            continue
+        if is_test_cell(cell):
+            notebook.notes += _test_cell_note(cell)
             continue
         if len(notebook.cells) == MAX_CODE_CELLS:
             notebook.notes.append(Message("submission.too_many_cells", {"limit": MAX_CODE_CELLS}))

@@ -238,11 +238,12 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
     except (UnicodeDecodeError, ValueError, RecursionError):
         nb = {}
     values: dict[str, dict[str, Any]] = {}
-    budget = MAX_ANSWER_CODE
+    budget, allowance = MAX_ANSWER_CODE, notebook.Allowance()
     for cell in notebook.cells(nb):
         if cell.kind == "code" and NOTEBOOK_PREFIX in cell.source and budget > 0:
-            code = cell.source[: min(notebook.CELL_CAP, budget)]
-            budget -= len(code)
+            source = cell.source[: min(notebook.CELL_CAP, budget)]
+            budget -= len(source)
+            code = notebook.code_as_run(source, allowance)  # %matplotlib above the answers, as run
             for qid, part, value in _literal_assignments(code, (stopped or {}).get(cell.number)):
                 _assign(values, qid, part, value)
         grade_id = str(cell.nbgrader.get("grade_id", ""))

@@ -353,3 +353,24 @@ def test_a_long_line_of_ipython_help_syntax_is_not_read():
     notebook = read(_nb("a" * 30_000 + " ?\n", "y = 2"))
     assert ids(notebook.notes) == ["submission.cell_too_many_magics"]
     assert [c.code for c in notebook.cells] == ["y = 2"]
+
+
+def test_a_comment_that_only_mentions_the_test_cells_does_not_drop_a_cell():
+    """Red team, round 8: a cell whose first line was "# Public tests for rmsnorm all pass on my
+    machine" was skipped as a test cell (rmsnorm missing, -91, without a word); so would one with
+    run_hidden( in a comment. A test cell is the release's first line or its hidden block."""
+    mine = "# Public tests for rmsnorm all pass on my machine\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x\n"
+    quoted = "x = 1  # run_hidden(...) and score_answers(...)\ns = '### BEGIN HIDDEN TESTS'\n"
+    notebook = read(_nb(mine, quoted))
+    assert [c.number for c in notebook.cells] == [1, 2] and notebook.notes == []
+
+
+def test_a_cell_dropped_as_a_test_cell_by_its_text_names_the_functions_it_defines():
+    released = "# Public tests for rmsnorm: 4 point(s), one per test.\ndef test_small(student):\n    pass\n"
+    edited = released + "\n\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x\n"
+    hidden = "# Hidden tests for stack: 26 point(s).\n### BEGIN HIDDEN TESTS\nrun_hidden('stack', globals())\n"
+    notebook = read(_nb(released, edited, hidden))
+    assert notebook.cells == [] and ids(notebook.notes) == ["submission.test_cell_skipped"]
+    assert notebook.notes[0].params["cell"] == 2 and notebook.notes[0].params["functions"] == "rmsnorm"
+    with_metadata = read(_nb(edited, metadata={"nbgrader": {"grade": True, "grade_id": "t", "solution": False}}))
+    assert with_metadata.cells == [] and with_metadata.notes == []  # the release's own cell, as marked
