@@ -79,8 +79,9 @@ class Source(Protocol):
         """Where this class's reports and done-markers are kept."""
         ...
 
-    def submissions(self) -> Iterator[Submitted | Refused]:
-        """One entry per student."""
+    def submissions(self, only: frozenset[str] = frozenset()) -> Iterator[Submitted | Refused]:
+        """One entry per student; only those named in ``only`` are read (empty: all). A run for
+        one student does not hash, or search, every other student's hand-in."""
         ...
 
 
@@ -192,7 +193,7 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
     others: the main process's share of the work overlaps the pool's."""
     _remove_stale_temporaries(run.source.work)
     pending: dict[str, Submitted] = {}
-    for entry in run.source.submissions():
+    for entry in run.source.submissions(run.students):
         if not run.wanted(entry.student):
             continue
         if isinstance(entry, Submitted):  # a new grader, suite or key grades everyone again

@@ -217,9 +217,11 @@ def _your_work(lang: str) -> Path:
     if any(p.is_file() and not p.is_symlink() for p in here.glob("*.ipynb")):
         from grader import handin
 
-        chosen, _ = handin.find_submission(here)
+        chosen, several = handin.find_submission(here)
         if chosen.suffix == ".ipynb":
             click.echo(render(Message("cli.checking_notebook", {"notebook": chosen.name}), lang), err=True)
+            if several is not None:  # which of them, and why: the others are named
+                click.echo(render(several, lang), err=True)
             return chosen
     raise UsageExit(render(Message("cli.no_work", {"folder": str(here)}), lang))
 
@@ -512,7 +514,7 @@ def _known_students(source: Any, students: tuple[str, ...]) -> None:
     """A ``--student`` that names nobody in the class is a mistake to say, not a quiet no-op."""
     if not students:
         return
-    known = {s.student for s in source.submissions()}
+    known = {s.student for s in source.submissions(frozenset(students))}
     unknown = [name for name in students if name not in known]
     if unknown:
         raise UsageExit(f"no hand-in for {', '.join(unknown)} in {source.root}")

@@ -78,6 +78,10 @@ def uses(exercise: str) -> set[str]:
     return {called for function, calls in CALLS.items() if MODULE_OF[function] == exercise for called in calls}
 
 
+PLAIN_CHECKS = "normlab_public.py"
+"""The public tests' helper shipped beside the stubs and the released notebook: never a
+student's work, whatever it defines."""
+
 DATA = ("configs",)
 """Folders that ship next to the lab (the release copies them beside the notebook): student
 code may read them by a relative path, when grading too."""

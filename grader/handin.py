@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from grader import course, notebook
-from grader.course import MODULES
+from grader.course import MODULES, PLAIN_CHECKS
 from grader.messages import Message
 from grader.questions import ANSWERS_FILE, answers_beside
 from grader.submission import MAX_MODULE_BYTES
@@ -31,7 +31,8 @@ def find_submission(submission: Path) -> tuple[Path, Message | None]:
         if path.name in modules:
             folders.setdefault(path.parent, []).append(path)
     candidates: dict[Path, list[Path]] = dict(folders)
-    candidates |= {path: [path] for path in files if path.suffix in (".ipynb", ".py") and path.name not in modules}
+    shipped = modules | {PLAIN_CHECKS}  # the public tests' helper is never the work
+    candidates |= {path: [path] for path in files if path.suffix in (".ipynb", ".py") and path.name not in shipped}
     if len(candidates) <= 1:
         return (next(iter(candidates), submission)), None
     budget = [PARSED_CHARS]
@@ -40,14 +41,23 @@ def find_submission(submission: Path) -> tuple[Path, Message | None]:
     order = sorted(candidates, key=lambda c: (len(c.parts), str(c)))
     done = {c: len(set().union(*(_implemented(f, budget, magics) for f in candidates[c]))) for c in order}
 
-    def rank(c: Path) -> tuple[int, int, int, int, str]:
+    def rank(c: Path) -> tuple[int, int, int, int, float, str]:
         kind = 0 if c in folders else 1 if c.suffix == ".ipynb" else 2  # ties: modules, a notebook, a file
-        return (-done[c], -len(candidates[c]), kind, len(c.parts), str(c))
+        return (-done[c], -len(candidates[c]), kind, len(c.parts), -_saved(c), str(c))
 
-    chosen = min(candidates, key=rank)
-    others = [_shown(c, submission) for c in sorted(candidates, key=rank) if c != chosen]
-    listed = _listed(others)
-    return chosen, Message("submission.several_candidates", {"graded": _shown(chosen, submission), "others": listed})
+    ranked = sorted(candidates, key=rank)
+    chosen, others = ranked[0], [_shown(c, submission) for c in ranked[1:]]
+    said = "submission.several_candidates_tied" if done[ranked[1]] == done[chosen] else "submission.several_candidates"
+    return chosen, Message(said, {"graded": _shown(chosen, submission), "others": _listed(others)})
+
+
+def _saved(path: Path) -> float:
+    """When a file was last saved (a copy of a notebook and the one worked on implement the
+    same: the last saved is the student's), 0 if unknown."""
+    try:
+        return path.lstat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _listed(names: list[str]) -> str:
@@ -159,7 +169,8 @@ def upload_answers(upload: Path | None, work: Path) -> tuple[Path | None, Messag
         return None, None
     found = [path for path in upload_files(upload) if path.name == ANSWERS_FILE]
     if len(found) > 1:  # the released blank template beside the student's own is not a choice
-        found = [path for path in found if not _blank_answers(path)] or found
+        budget = [BLANK_CHECKED_BYTES]
+        found = [path for path in found if not _blank_answers(path, budget)] or found
     if len(found) == 1:
         return found[0], None
     if len(found) > 1 and not answers_beside(work).is_file():
@@ -168,10 +179,24 @@ def upload_answers(upload: Path | None, work: Path) -> tuple[Path | None, Messag
     return None, None
 
 
-def _blank_answers(path: Path) -> bool:
-    """An answers file with no answer in it (the released template), or none readable."""
+BLANK_CHECKED_BYTES = 512 << 10
+"""Bytes of answers files parsed, in all, to tell the released blank template from a student's
+own: a file can be made slow to parse (0.6 s for 250 KB), and an upload may hold hundreds. A file
+past this budget counts as filled in."""
+
+
+def _blank_answers(path: Path, budget: list[int]) -> bool:
+    """An answers file with no answer in it (the released template), or none readable; its
+    size is spent from ``budget``, and a file it cannot pay for is not blank."""
     from grader import verification
 
+    try:
+        size = path.lstat().st_size
+    except OSError:
+        return True
+    if size > budget[0]:
+        return False
+    budget[0] -= size
     answers = verification.from_toml(verification._read_capped(path))
     return all(verification.is_blank(v) for given in answers.values.values() for v in given.values())
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import public, questions, recording
+from grader.course import PLAIN_CHECKS
 from grader.expected import ANSWERS_FILE
 
 BEGIN = "### BEGIN SOLUTION"
@@ -25,7 +26,6 @@ END = "### END SOLUTION"
 _HINT = re.compile(r"hint:\s*(.*\S)")
 # Files a student never receives even though they live in solutions/.
 SKIP = {"__pycache__", ".pytest_cache"}
-PLAIN_CHECKS = "normlab_public.py"
 
 
 class StubError(Exception):

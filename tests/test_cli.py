@@ -165,6 +165,22 @@ def test_check_without_a_path_beside_a_notebook_checks_the_notebook(tmp_path):
     assert out.returncode == 2 and "nenhum arquivo de exercício" in out.stderr
 
 
+def test_of_two_copies_that_implement_as_much_the_last_saved_is_checked_and_the_others_named(tmp_path):
+    """Student trial: lab-Copy1.ipynb (worked on last) and an older Untitled.ipynb both implement
+    the whole lab; check took Untitled.ipynb, first by name, said nothing of the others, and the
+    grading note claimed it implemented the most. The last saved wins a tie, and the note says
+    it was a tie; the public tests' helper shipped beside the notebook is never a candidate."""
+    notebook = ROOT / "tests/corpus/notebooks/lab_jupyterlab_filled.ipynb"
+    shutil.copy(notebook, tmp_path / "Untitled.ipynb")
+    shutil.copy(notebook, tmp_path / "lab-Copy1.ipynb")
+    (tmp_path / "normlab_public.py").write_text("def rmsnorm(x, gamma, eps=1e-6):\n    return x * gamma\n")
+    os.utime(tmp_path / "Untitled.ipynb", (1_700_000_000, 1_700_000_000))
+    out = run("check", "-k", "rmsnorm", "--lang", "en", cwd=tmp_path)
+    assert "Checking lab-Copy1.ipynb" in out.stderr, out.stderr
+    assert "others implement as many" in out.stderr and "Untitled.ipynb" in out.stderr
+    assert "normlab_public.py" not in out.stderr
+
+
 def test_messages_name_the_students_own_file_and_cell(tmp_path):
     """A notebook's or a single file's messages name it as the student knows it (its own name,
     a cell by its number and first line), never the grader's internal copy."""
@@ -265,6 +281,23 @@ def test_grade_class_refuses_two_hand_ins_of_one_student_instead_of_grading_eith
     entries = list(FolderClass(handed_in, tmp_path / "out").submissions())
     assert [type(e).__name__ for e in entries] == ["Refused", "Submitted"]
     assert entries[0].student == "alice" and "alice, alice.py" in entries[0].reason
+
+
+def test_a_run_for_some_students_reads_no_other_students_hand_in(tmp_path, monkeypatch):
+    """Red team, round 8: `grade-class --student alice` still searched mallory's folder (and
+    parsed her answers files) twice, a minute of the main process for one student's run."""
+    from grader import handin
+    from grader.integrations.folder import FolderClass
+
+    handed_in = tmp_path / "handed-in"
+    for student in ("alice", "mallory"):
+        (handed_in / student / "work").mkdir(parents=True)
+        (handed_in / student / "work" / "lab.ipynb").write_text('{"cells": []}')
+    searched = []
+    real = handin.find_submission
+    monkeypatch.setattr(handin, "find_submission", lambda upload, *a: searched.append(upload.name) or real(upload, *a))
+    entries = list(FolderClass(handed_in, tmp_path / "out").submissions(frozenset({"alice"})))
+    assert [e.student for e in entries] == ["alice"] and searched == ["alice"]
 
 
 def test_written_points_of_a_grade_class_class_reach_its_grades_csv(tmp_path):

@@ -52,7 +52,7 @@ class FolderClass:
     def work(self) -> Path:
         return self.out / "normlab"
 
-    def submissions(self) -> Iterator[Submitted | Refused]:
+    def submissions(self, only: frozenset[str] = frozenset()) -> Iterator[Submitted | Refused]:
         try:
             entries = files.entries(self.root)
         except files.Unreadable as exc:
@@ -70,6 +70,8 @@ class FolderClass:
         for name, _kind, student, _suffix in candidates:
             names.setdefault(student, []).append(name)
         for name, kind, student, _suffix in candidates:
+            if only and student not in only:
+                continue
             shown = shown_name(student, 100)
             if len(names[student]) > 1:
                 if name == names[student][0]:  # one entry per student: which one is theirs to say

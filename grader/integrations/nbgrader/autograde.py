@@ -64,14 +64,14 @@ class NbgraderCourse:
             )
         return found[0]
 
-    def submissions(self) -> Iterator[Submitted | Refused]:
+    def submissions(self, only: frozenset[str] = frozenset()) -> Iterator[Submitted | Refused]:
         expected = self.released_notebook().name
         try:
             students = files.entries(self.root, "submitted")
         except files.Unreadable:
             return
         for student, kind in sorted(students.items()):
-            if kind == "file":
+            if kind == "file" or (only and student not in only):
                 continue
             shown = clean_text(student)[:100]
             if not STUDENT_ID.fullmatch(student):

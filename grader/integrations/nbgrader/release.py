@@ -38,7 +38,7 @@ from typing import Any
 import nbformat
 
 from grader import course, discovery, policy
-from grader.course import EXERCISES, MODULES
+from grader.course import EXERCISES, MODULES, PLAIN_CHECKS
 from grader.integrations.nbgrader import question_cells
 from grader.messages import Message
 from grader.notebook import first_line
@@ -46,7 +46,7 @@ from grader.policy import Policy, PolicyError, scaled
 from grader.public import ANSWERS_FILE
 from grader.report import jinja
 from grader.settings import COURSE_FILE
-from grader.stubs import BEGIN, PLAIN_CHECKS
+from grader.stubs import BEGIN
 
 NOTEBOOK = "lab"
 DEFAULT_ASSIGNMENT = "normlab"
