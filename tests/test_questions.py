@@ -431,6 +431,26 @@ def _notebook(*cells: str) -> bytes:
     return json.dumps(nb).encode()
 
 
+@pytest.mark.parametrize(
+    ("cell", "read"),
+    [
+        ("%matplotlib inline\nanswers_q1 = {'a': 'b', 'b': 3.5}\n", {"a": "b", "b": 3.5}),
+        ("!echo saving\nanswers_q1 = {'a': 'b'}\n", {"a": "b"}),
+        ("%%capture\nanswers_q1 = {'a': 'c'}\n", {"a": "c"}),
+        ("%%time\n%%capture out\nanswers_q1 = {'a': 'd'}\n", {"a": "d"}),
+        ("    answers_q1 = {'a': 'e'}\n", {"a": "e"}),  # pasted with its indentation
+        (">>> answers_q1 = {'a': 'f'}\n", {"a": "f"}),
+        ("%%writefile saved.py\nanswers_q1 = {'a': 'g'}\n", None),  # written to a file, not run
+        ("%%timeit\nanswers_q1 = {'a': 'h'}\n", None),  # run in a scope of its own
+    ],
+)
+def test_answers_are_read_from_a_cell_as_the_kernel_runs_it(cell, read):
+    """Red team, round 8: an answers cell starting with %matplotlib inline (or !echo) read as
+    blank (-23), though Jupyter sets every answer. The cell's IPython syntax is read as the
+    kernel reads it, and a %%time or %%capture cell's body runs in the notebook's namespace."""
+    assert verification.from_notebook(_notebook(cell)).values.get("q1") == read
+
+
 def test_a_notebook_answer_keyed_by_a_huge_integer_is_ignored_not_a_fault():
     huge = "0x" + "f" * 4000  # str() of it raises ValueError past 4300 digits
     answers = verification.from_notebook(_notebook(f"answers_q1 = {{{huge}: 'b', 'a': 'b'}}\n"))
@@ -677,3 +697,22 @@ def test_an_unreadable_answers_file_names_a_line_only_when_there_is_one():
     """tomllib's message for an unterminated string has no line: the note said "near line Unterm"."""
     for text, line in ((b'[q1]\na = "unterminated', "?"), (b"[q1]\na = = 3", "2")):
         assert verification.from_toml(text).problem.params["line"] == line
+
+
+def test_the_answers_files_parsed_to_find_a_students_own_are_bounded(tmp_path, monkeypatch):
+    """Red team, round 8: 60 answers files of 250 KB each, made slow to parse, in one student's
+    folder: every one was parsed on every class run, in the grader's main process (43 s for
+    that student, a minute for a run of another). What is parsed to tell the blank template from
+    a filled file is bounded; files past it count as filled, and several are named in a note."""
+    from grader import handin
+
+    for i in range(12):
+        (tmp_path / f"d{i}").mkdir()
+        (tmp_path / f"d{i}" / ANSWERS_FILE).write_text("[q1]\na = [" + "1," * 60_000 + "1]\n")
+    parsed = []
+    real = verification.from_toml
+    monkeypatch.setattr(verification, "from_toml", lambda data, *a: parsed.append(len(data or b"")) or real(data, *a))
+    read, note = handin.upload_answers(tmp_path, tmp_path / "lab.ipynb")
+    assert read is None and note is not None and note.id == "question.several_files"
+    assert "and 2 more" in note.params["files"]
+    assert 0 < sum(parsed) <= handin.BLANK_CHECKED_BYTES
