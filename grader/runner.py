@@ -24,7 +24,7 @@ from grader.sandbox import policy as sandbox_policy
 from grader.sandbox import slots
 from grader.sandbox.client import Worker
 from grader.settings import Settings, current
-from grader.submission import capped, prepare
+from grader.submission import capped, misspelled, prepare
 
 SUITES = ("public", "hidden")
 """The exercises' tests: what ``grade`` runs unless told otherwise."""
@@ -188,7 +188,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             suites=options.suites,
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),
-            notes=capped(notebook.in_cell_order([*prepared.notes, *answer_notes, *cell_notes])),
+            notes=capped(notebook.in_cell_order([*prepared.notes, *misspelled(prepared), *answer_notes, *cell_notes])),
             worker_uid=plan.uid,
             seconds=time.monotonic() - started,
         )

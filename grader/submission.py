@@ -8,8 +8,10 @@ are copied, as regular files read without following symlinks, so a ``conftest.py
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -186,3 +188,30 @@ def _prepare_notebook(origin: Path, directory: Path) -> Prepared:
     prepared.cells, prepared.notes = read.cells, list(read.notes)
     prepared.present.add(SINGLE_MODULE)
     return prepared
+
+
+_DEFINED = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+(\w+)|(\w+)[ \t]*(?::[^=\n]*)?=[^=])", re.MULTILINE)
+
+
+def misspelled(prepared: Prepared) -> list[Message]:
+    """A note for each graded function the code never defines while it defines a name close
+    to it (``rmsnrom``): the tests call functions by name, so the report says "not defined" for
+    a function the student did write. Read from the code handed in, never from a run."""
+    if prepared.kind == "notebook":
+        sources = [cell.code for cell in prepared.cells]
+    else:
+        sources = [_text(path) for path in sorted(prepared.directory.glob("*.py"))]
+    defined = {name for source in sources for match in _DEFINED.finditer(source) for name in match.groups() if name}
+    notes = []
+    for function in sorted(set(MODULE_OF) - defined):
+        close = difflib.get_close_matches(function, sorted(defined - set(MODULE_OF)), n=1, cutoff=0.8)
+        if close:
+            notes.append(Message("submission.misspelled", {"function": function, "defined": close[0]}))
+    return notes
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")[:MAX_MODULE_BYTES]
+    except OSError:
+        return ""

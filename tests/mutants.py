@@ -37,6 +37,13 @@ MUTANTS = [
         "hint.rms_subtracts_mean",
     ),
     (
+        "rms_eps_missing",
+        "rmsnorm",
+        "rstd = 1.0 / np.sqrt(ms + eps)",
+        "rstd = 1.0 / np.sqrt(ms)",
+        "hint.eps_missing",
+    ),
+    (
         "rms_hardcoded_eps",
         "rmsnorm",
         "rstd = 1.0 / np.sqrt(ms + eps)",
@@ -88,6 +95,13 @@ MUTANTS = [
         "y = xc * rstd * gamma + beta",
         "y = xc * rstd * beta + gamma",
         "hint.gamma_beta_swapped",
+    ),
+    (
+        "ln_eps_missing",
+        "layernorm",
+        "rstd = 1.0 / np.sqrt(var + eps)",
+        "rstd = 1.0 / np.sqrt(var)",
+        "hint.eps_missing",
     ),
     (
         "ln_eps_outside_sqrt",

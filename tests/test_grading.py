@@ -447,3 +447,20 @@ def test_a_block_without_its_norm_earns_no_property_points(tmp_path):
     report = grade(sub, Options(suites=("hidden",), select="residual"))
     residual = [r for r in report.results if r.exercise == "residual"]
     assert residual and sum(r.score for r in residual) == 0, [(r.name, r.score) for r in residual if r.score]
+
+
+def test_a_misspelled_function_name_is_named_beside_the_one_the_tests_call(tmp_path):
+    """Student trial: a notebook defining rmsnrom was told only "rmsnorm is not defined", for a
+    function the student did write. The close name is said once, in a note read from the code."""
+    from grader.submission import misspelled, prepare
+
+    sub = copy_solutions(tmp_path / "sub")
+    path = sub / "rmsnorm.py"
+    path.write_text(path.read_text().replace("def rmsnorm(", "def rms_norm(", 1))
+    notes = [n for n in grade(sub, Options(suites=("public",))).notes if n.id == "submission.misspelled"]
+    assert [n.params for n in notes] == [{"function": "rmsnorm", "defined": "rms_norm"}]
+    prepared = prepare(course.solutions_dir())
+    try:
+        assert misspelled(prepared) == []  # every graded name defined: nothing to say
+    finally:
+        prepared.cleanup()

@@ -57,6 +57,8 @@ def rmsnorm_hints(x: np.ndarray, gamma: Any, eps: float, default_eps: float = 1e
             candidates.append((rms_axis0(x64, g64, eps), "hint.wrong_axis"))
         if eps != default_eps:
             candidates.append((rms_with_eps(default_eps)(x64, g64, eps), "hint.hardcoded_eps"))
+        if eps != 0:  # eps left out: the output differs from the right one by about eps itself
+            candidates.append((rms_with_eps(0.0)(x64, g64, eps), "hint.eps_missing"))
         if np.asarray(x).dtype == np.float16:
             # Squaring in float16 itself: anything above ~256 overflows to inf.
             x16 = np.asarray(x)
@@ -100,6 +102,8 @@ def layernorm_hints(
             candidates.append((ln(x64, g64, b64, eps, axis=0), "hint.wrong_axis"))
         if eps != default_eps:
             candidates.append((ln(x64, g64, b64, default_eps), "hint.hardcoded_eps"))
+        if eps != 0:
+            candidates.append((ln(x64, g64, b64, 0.0), "hint.eps_missing"))
         if np.asarray(x).dtype == np.float16:
             x16 = np.asarray(x)
             xc16 = x16 - np.mean(x16, axis=-1, keepdims=True)  # float16 result, as a student computes it
