@@ -177,7 +177,7 @@ def test_of_two_copies_that_implement_as_much_the_last_saved_is_checked_and_the_
     os.utime(tmp_path / "Untitled.ipynb", (1_700_000_000, 1_700_000_000))
     out = run("check", "-k", "rmsnorm", "--lang", "en", cwd=tmp_path)
     assert "Checking lab-Copy1.ipynb" in out.stderr, out.stderr
-    assert "others implement as many" in out.stderr and "Untitled.ipynb" in out.stderr
+    assert "others implement as many" in out.stderr and "saved last" in out.stderr and "Untitled.ipynb" in out.stderr
     assert "normlab_public.py" not in out.stderr
 
 
