@@ -41,9 +41,9 @@ def find_submission(submission: Path) -> tuple[Path, Message | None]:
     order = sorted(candidates, key=lambda c: (len(c.parts), str(c)))
     done = {c: len(set().union(*(_implemented(f, budget, magics) for f in candidates[c]))) for c in order}
 
-    def rank(c: Path) -> tuple[int, int, int, int, float, str]:
+    def rank(c: Path) -> tuple[int, int, int, float, int, str]:
         kind = 0 if c in folders else 1 if c.suffix == ".ipynb" else 2  # ties: modules, a notebook, a file
-        return (-done[c], -len(candidates[c]), kind, len(c.parts), -_saved(c), str(c))
+        return (-done[c], -len(candidates[c]), kind, -_saved(c), len(c.parts), str(c))
 
     ranked = sorted(candidates, key=rank)
     chosen, others = ranked[0], [_shown(c, submission) for c in ranked[1:]]

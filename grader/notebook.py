@@ -81,10 +81,20 @@ _IPYTHON_LINE = re.compile(f"{_MAGIC_OR_HELP}|{_ESCAPED}", re.MULTILINE)
 r"""A line IPython may read as its own syntax. Spaces and tabs only: ``\s`` spans newlines,
 and a cell of blank lines made the search quadratic."""
 _HELP_LINE_WHOLE = re.compile(rf"^.*(?:{_MAGIC_OR_HELP}).*$", re.MULTILINE)
-_PROMPT = re.compile(r"^[ \t\f\v]*>>>|^(?:(?:\[nav\]|\[ins\])? )?In \[\d+\]: |^[ \t\f\v]*\.{3,}:", re.MULTILINE)
+_PROMPT = re.compile(r"\s*(?:>>>|\.{3,}:)|(?:(?:\[nav\]|\[ins\])? )?In \[\d+\]: ")
 """A pasted prompt (``>>> ``, ``In [3]: ``, ``...: ``): IPython may strip the prompts of every
 line (its ``classic_prompt`` and ``ipython_prompt`` cleanups, whose rules change between
-versions), so such a cell is read by IPython's own transformer, valid Python or not."""
+versions), so such a cell is read by IPython's own transformer, valid Python or not. Matched at
+the start of each line as IPython splits them (``str.splitlines``), after any whitespace (a
+non-breaking space pasted from a web page too)."""
+
+
+def _prompted(source: str) -> bool:
+    if ">>>" not in source and "...:" not in source and "In [" not in source:
+        return False
+    return any(_PROMPT.match(line) for line in source.splitlines())
+
+
 _INDENTED_START = re.compile(r"(?:[ \t]*\r?\n)*[ \t]+\S")
 MAX_IPYTHON_LINE_CHARS = 2000
 """The longest line of IPython syntax read: IPython's help syntax (``obj?``) reads a line in
@@ -233,7 +243,9 @@ def cells(nb: object) -> list[Cell]:
 def is_test_cell(cell: Cell) -> bool:
     """nbgrader's autograder test cells, and the release's setup cell for them (it imports the
     public checks, which a student's code never needs): never the student's code."""
-    marked = cell.nbgrader.get("grade") is True and not cell.nbgrader.get("solution")
+    if cell.nbgrader.get("solution") is True:
+        return False  # the student's own cell, whatever its first line says
+    marked = cell.nbgrader.get("grade") is True
     setup = cell.nbgrader.get("grade_id") == SETUP_CELL or cell.source.lstrip().startswith(SETUP_MARKER)
     released = _TEST_CELL_START.match(cell.source) or _HIDDEN_BLOCK.search(cell.source)
     return marked or setup or released is not None
@@ -247,8 +259,8 @@ def _test_cell_note(cell: Cell) -> list[Message]:
     nbgrader metadata says so) defines graded functions: they would be missing without a word."""
     from grader.course import MODULE_OF
 
-    if cell.nbgrader:
-        return []
+    if cell.nbgrader.get("grade") is True or cell.nbgrader.get("grade_id") == SETUP_CELL:
+        return []  # the release's own cell, as its metadata says
     graded = sorted({name for name in _TOP_LEVEL_DEF.findall(cell.source) if name in MODULE_OF})
     if not graded:
         return []
@@ -265,16 +277,17 @@ def python_of(source: str, depth: int = 0, allowance: Allowance | None = None) -
     """The cell as a kernel runs it: IPython syntax turned into plain Python. Raises
     :class:`OverAllowance` when that would cost more than what is left of ``allowance``."""
     allowance = Allowance() if allowance is None else allowance
-    prompted = _PROMPT.search(source) is not None
+    prompted = _prompted(source)
     if not prompted and not _IPYTHON_LINE.search(source) and not _INDENTED_START.match(source):
         return source  # an indented first line is IPython's to dedent (code pasted from a body)
     if any(len(line) > MAX_IPYTHON_LINE_CHARS for line in _HELP_LINE_WHOLE.findall(source)):
         raise OverAllowance  # IPython's help syntax reads a long line in quadratic time
     allowance.examine(len(source))
-    if not prompted and _is_python(source):
+    valid = _is_python(source)
+    if valid and not prompted:
         return source  # IPython runs valid Python as it is (a '?' in a docstring is not help)
     cell_magic = source.lstrip().startswith("%%")
-    lines = len(_IPYTHON_LINE.findall(source))
+    lines = 1 if valid else len(_IPYTHON_LINE.findall(source))  # valid Python: its prompts, read once
     if not cell_magic and not prompted:
         allowance.examine(2 * len(source))  # parsed again, and its strings' spans walked
         spliced = _line_by_line(source, allowance)

@@ -16,6 +16,7 @@ import shutil
 import stat
 import tempfile
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from grader import notebook
@@ -196,18 +197,35 @@ _DEFINED = re.compile(r"^(?:(?:async[ \t]+)?def[ \t]+(\w+)|(\w+)[ \t]*(?::[^=\n]
 def misspelled(prepared: Prepared) -> list[Message]:
     """A note for each graded function the code never defines while it defines a name close
     to it (``rmsnrom``): the tests call functions by name, so the report says "not defined" for
-    a function the student did write. Read from the code handed in, never from a run."""
+    a function the student did write. Read from the code handed in, never from a run; the
+    released code's own helpers (``_sublayers``) are no misspelling, and in a folder only the
+    function's own module is looked in."""
     if prepared.kind == "notebook":
-        sources = [cell.code for cell in prepared.cells]
+        code = "\n".join(cell.code for cell in prepared.cells)
+        defined = dict.fromkeys(MODULES, _defined(code))
+    elif prepared.kind == "file":
+        defined = dict.fromkeys(MODULES, _defined(_text(prepared.directory / f"{prepared.single}.py")))
     else:
-        sources = [_text(path) for path in sorted(prepared.directory.glob("*.py"))]
-    defined = {name for source in sources for match in _DEFINED.finditer(source) for name in match.groups() if name}
+        defined = {module: _defined(_text(prepared.directory / f"{module}.py")) for module in MODULES}
     notes = []
-    for function in sorted(set(MODULE_OF) - defined):
-        close = difflib.get_close_matches(function, sorted(defined - set(MODULE_OF)), n=1, cutoff=0.8)
+    for function, module in sorted(MODULE_OF.items()):
+        if function in defined[module]:
+            continue
+        names = sorted(defined[module] - set(MODULE_OF) - _released_names())
+        close = difflib.get_close_matches(function, names, n=1, cutoff=0.8)
         if close:
             notes.append(Message("submission.misspelled", {"function": function, "defined": close[0]}))
     return notes
+
+
+def _defined(code: str) -> set[str]:
+    return {name for match in _DEFINED.finditer(code) for name in match.groups() if name}
+
+
+@cache
+def _released_names() -> frozenset[str]:
+    """The names the released exercise files define (their helpers, their constants)."""
+    return frozenset().union(*(_defined(_text(exercises_dir() / f"{m}.py")) for m in MODULES))
 
 
 def _text(path: Path) -> str:

@@ -169,3 +169,16 @@ def test_top_level_await_is_told_apart_from_a_syntax_error():
     )
     notes = outcome_notes(notebook.cells, outcomes, {}, ("numpy",), 10.0)
     assert [n.id for n in notes] == ["submission.cell_top_level_await", "submission.cell_syntax_error"]
+
+
+def test_a_cell_stops_at_its_top_level_statement_not_inside_a_function_it_defined():
+    """Red team, round 9: an answers cell calling its own check() after each answer raised
+    inside check (line 2): every answer of the cell was dropped, though the kernel set all but
+    the last. The line is the cell's statement that raised, or a %%capture body's."""
+    helper = "def check(ok):\n    assert ok\n"
+    outcomes = run_all(
+        helper + "A = 1\ncheck(True)\nB = 2\ncheck(False)\nC = 3\n",
+        "%%capture\n" + helper + "D = 1\ncheck(False)\n",
+        "%time check(False)\n",
+    )[1]
+    assert [o["line"] for o in outcomes] == [6, 4, 1]

@@ -338,3 +338,20 @@ def test_the_manual_questions_are_an_outline_with_points_and_rubric_items():
     total = sum(q.written.points for q in written)
     assert f"They add {total:g} points" in outline
     assert "pt-BR: " in manual_questions("pt-BR")
+
+
+def test_of_copies_that_implement_as_much_the_last_saved_wins_even_deeper(tmp_path):
+    """Red team, round 9: a stale lab.ipynb at the top of a zipped repository beat the newer
+    final/lab.ipynb, though the note said the last saved was graded."""
+    import os
+
+    from grader.integrations.gradescope import find_submission
+
+    solved = json.dumps(_notebook_of("\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)))
+    (tmp_path / "final").mkdir()
+    for path, saved in (("lab.ipynb", 1_700_000_000), ("final/lab.ipynb", 1_710_000_000)):
+        (tmp_path / path).write_text(solved)
+        os.utime(tmp_path / path, (saved, saved))
+    chosen, note = find_submission(tmp_path)
+    assert chosen == tmp_path / "final" / "lab.ipynb"
+    assert note is not None and note.id == "submission.several_candidates_tied"

@@ -295,6 +295,8 @@ PROMPTED_CELLS = [
     "s = '''\n>>> hi\n'''\n",  # valid Python: IPython may strip it all the same
     "def f():\n    '''\n    >>> f()\n    1\n    '''\n    return 1\n",
     "%%time\n>>> x = 1\n",
+    "\xa0>>> x = 1\n\xa0>>> y = 2\n",  # pasted from a web page: a non-breaking space first
+    "x = 1\r>>> y = 2\n",  # a lone CR is a line break to IPython
 ]
 
 
@@ -374,3 +376,26 @@ def test_a_cell_dropped_as_a_test_cell_by_its_text_names_the_functions_it_define
     assert notebook.notes[0].params["cell"] == 2 and notebook.notes[0].params["functions"] == "rmsnorm"
     with_metadata = read(_nb(edited, metadata={"nbgrader": {"grade": True, "grade_id": "t", "solution": False}}))
     assert with_metadata.cells == [] and with_metadata.notes == []  # the release's own cell, as marked
+
+
+def test_valid_python_with_a_doctest_is_read_once_whatever_its_comments():
+    """Red team, round 9: the whole lab in one valid cell, with a doctest in a docstring and
+    eight comments ending in '?', cost eight readings of 61 KB: past the allowance, the cell
+    was not run (23/278). Valid Python with prompts is read once."""
+    from grader import course
+    from grader.notebook import Allowance, python_of
+
+    lab = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in course.MODULES)
+    cell = lab.replace('"""', '"""\n    >>> rmsnorm(np.ones(2), np.ones(2))\n', 1)
+    cell += "".join(f"# is keepdims needed here {i}?\n" for i in range(8))
+    assert python_of(cell, allowance=Allowance()).count("def ") == lab.count("def ")
+
+
+def test_a_solution_cell_is_the_students_whatever_its_first_line():
+    """Red team, round 9: a solution cell (nbgrader metadata) whose first line was a pasted
+    "# Public tests for rmsnorm: ..." was dropped without a word; metadata says whose it is."""
+    source = "# Public tests for rmsnorm: my notes\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x\n"
+    solution = {"nbgrader": {"solution": True, "grade": False, "grade_id": "rmsnorm-solution"}}
+    assert [c.number for c in read(_nb(source, metadata=solution)).cells] == [1]
+    other = read(_nb(source, metadata={"nbgrader": {"grade_id": "mine"}}))
+    assert other.cells == [] and ids(other.notes) == ["submission.test_cell_skipped"]

@@ -160,8 +160,16 @@ class Shell:
 
 
 def _error_line(exc: BaseException, filename: str) -> int | None:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    return frames[-1].lineno if frames else None
+    """The line of the cell's top-level statement that raised (of a ``%%time`` or ``%%capture``
+    body, the body's), not of a function the cell defined and called: the kernel ran every
+    statement before it, answers included."""
+    line, body = None, True
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == filename and body:
+            line, body = frame.lineno, False
+        elif frame.filename == __file__ and frame.name == "run_cell_magic":
+            body = True  # the body's own statements count from its first line
+    return line
 
 
 class Shown:
