@@ -156,6 +156,18 @@ def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
     return None
 
 
+def _timed_statement(node: ast.stmt) -> str | None:
+    """The statement of ``%time statement``, as the cell's code holds it
+    (``get_ipython().run_line_magic('time', 'statement')``), which runs it."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if call.func.attr != "run_line_magic" or len(args) != 2 or len(call.args) != 2 or args[0] != "time":
+        return None
+    return args[1]
+
+
 class ByCode(enum.Enum):
     """What :func:`_literal_assignments` reports, in the part's place, for a statement that
     changes ``answers_<id>`` by code: ``.update(...)`` or ``|=`` (the parts are no longer the
@@ -211,6 +223,10 @@ def _literal_assignments(code: str, stop: int | None = None) -> list[tuple[str, 
         changed = _changed_by_code(node)
         if changed is not None:
             found.append((changed[0], changed[1], None))
+            continue
+        timed = _timed_statement(node)
+        if timed is not None:  # %time answers_q1 = {...}: the kernel runs the statement
+            found += _literal_assignments(timed)
             continue
         target = _target(node)
         if target is None:

@@ -442,6 +442,7 @@ def _notebook(*cells: str) -> bytes:
         (">>> answers_q1 = {'a': 'f'}\n", {"a": "f"}),
         ("%%writefile saved.py\nanswers_q1 = {'a': 'g'}\n", None),  # written to a file, not run
         ("%%timeit\nanswers_q1 = {'a': 'h'}\n", None),  # run in a scope of its own
+        ("%time answers_q1 = {'a': 'i'}\n", {"a": "i"}),  # %time runs its statement
     ],
 )
 def test_answers_are_read_from_a_cell_as_the_kernel_runs_it(cell, read):
