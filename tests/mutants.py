@@ -766,4 +766,19 @@ MUTANTS = [
         '("layer_norm_eps", "layernorm"),\n            ("rms_norm_eps", "rmsnorm"),',
         None,
     ),
+    # audit 6: what the hidden suites let through before
+    (
+        "detective_offset_gain_only_grows",
+        "porting",
+        "< 1e-3 and np.max(np.abs(ratio - 1.0)) > 1e-2:",
+        "< 1e-3 and np.min(ratio) > 1.0:",
+        "hint.porting_wrong_label",
+    ),
+    (
+        "detective_offset_gain_tuned_to_unit_gains",
+        "porting",
+        "< 1e-3 and np.max(np.abs(ratio - 1.0)) > 1e-2:",
+        "< 1e-3 and np.min(ratio) > 1.5:",
+        "hint.porting_wrong_label",
+    ),
 ]

@@ -43,6 +43,12 @@ CASES: dict[str, list[tuple[str, Setup]]] = {
         ("placement", {"scale": 3.0, "bias": 0.2}),
         ("offset_gain", {"scale": 3.0, "bias": 0.2, "center": 0.3, "spread": 0.1}),
         ("eps", {"scale": 3.0, "bias": 0.2, "eps": 1e-3, "port_eps": 1e-6}),
+        # Gains around 0, some negative (weights stored as Gemma stores them), and large gains:
+        # an offset gain need not make every channel larger ((1 + w) / w < 1 for w < 0), and
+        # for large gains it changes them little ((1 + w) / w about 1.25 for w about 4).
+        ("offset_gain", {"scale": 3.0, "bias": 0.2, "center": 0.0, "spread": 0.3}),
+        ("offset_gain", {"scale": 3.0, "bias": 0.2, "center": 4.0, "spread": 1.0}),
+        ("placement", {"scale": 3.0, "bias": 0.2, "center": 0.0, "spread": 0.3}),
     ],
 }
 """Test -> its ports: (the mismatch, how the parameters are drawn). Never sent anywhere."""
@@ -129,5 +135,6 @@ def test_ports_with_unit_gains(student: StudentProxy, reference: Reference, rng:
 
 @pytest.mark.points(2)
 def test_ports_with_a_strong_sublayer(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """Ports of a block whose sublayer has large weights and a small bias, and gains far from 1."""
+    """Ports of a block whose sublayer has large weights and a small bias, and gains far from 1 (around 0, some
+    negative, or large)."""
     detect(student, reference, rng, "strong_sublayer")
