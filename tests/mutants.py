@@ -781,4 +781,11 @@ MUTANTS = [
         "< 1e-3 and np.min(ratio) > 1.5:",
         "hint.porting_wrong_label",
     ),
+    (
+        "path_block_forward_adds_in_place",
+        "gradient_path",
+        "return x + sublayer(rmsnorm(x, ones, eps), w, b)\n    raise ValueError",
+        "x += sublayer(rmsnorm(x, ones, eps), w, b)\n        return x\n    raise ValueError",
+        "check.mutated_hidden",
+    ),
 ]

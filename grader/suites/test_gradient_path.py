@@ -136,10 +136,22 @@ def test_gradient_path_uses_eps(student: StudentProxy, reference: Reference, rng
 def test_block_backward_leaves_its_inputs_unchanged(
     student: StudentProxy, reference: Reference, rng: np.random.Generator
 ) -> None:
-    """block_backward leaves dout, x, w and b unchanged, in each arrangement (no in-place operations)."""
+    """block_forward and block_backward leave x, w, b (and dout) unchanged, in each arrangement (no in-place
+    operations)."""
     x, weights, biases = _setup(rng, 1, 8, (3,), scale=1.0)
     dout = rng.standard_normal(x.shape)
     for arrangement in ARRANGEMENTS:
+        # mistake: x += sublayer(...) in block_forward; a gradient_path that copies each block's
+        # input before the call still gets every gradient right
+        got = student.block_forward(x, weights[0], biases[0], arrangement, eps=EPS)
+        changed = student.recorded().mutated
+        expect_attempt(
+            got,
+            reference.block_forward(x, weights[0], biases[0], arrangement, eps=EPS),
+            what=f"block_forward(x, w, b, {arrangement!r}, eps)",
+            hints=[],
+        )
+        expect_untouched(changed, function="block_forward")
         got = student.block_backward(dout, x, weights[0], biases[0], arrangement, eps=EPS)
         changed = student.recorded().mutated
         expect_attempt(
