@@ -167,7 +167,7 @@ class Cell:
     @property
     def first_line(self) -> str:
         """How a person finds the cell: its first line that is not blank, shortened."""
-        line = next((ln.strip() for ln in self.source.splitlines() if ln.strip()), "")
+        line = one_line(next((ln.strip() for ln in self.source.splitlines() if ln.strip()), ""))
         return line if len(line) <= 60 else line[:57] + "..."
 
 
@@ -362,6 +362,12 @@ def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None
     return "".join(lines)
 
 
+def one_line(text: str) -> str:
+    """A student's text as one printable line in a note: a line break, an escape sequence or a
+    bidi override would draw lines of its own (a fake "Total: 278/278") in a report."""
+    return "".join(ch if ch.isprintable() else " " if ch.isspace() else "?" for ch in text)
+
+
 def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
@@ -533,13 +539,13 @@ def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str,
         return Message("submission.cell_imports_skipped", params)
     if outcome.get("status") != "raised":
         return None
-    message = clean_text(str(outcome.get("message", "")))[:300].rstrip(".")  # the note ends the sentence
+    message = one_line(clean_text(str(outcome.get("message", "")))[:300]).rstrip(".")  # the note ends the sentence
     package = _package(message) if outcome.get("builtin_type") in ("ImportError", "ModuleNotFoundError") else None
     if package is not None:
         return Message(
             "submission.cell_missing_package", place | {"package": package, "available": ", ".join(available)}
         )
-    exc_type = clean_text(str(outcome.get("exc_type", "an exception")))[:100]
+    exc_type = one_line(clean_text(str(outcome.get("exc_type", "an exception")))[:100])
     if not message.strip():  # raise NotImplementedError(): no message to quote after a colon
         return Message("submission.cell_failed_silent", place | {"exc_type": exc_type, "line": line})
     return Message("submission.cell_failed", place | {"exc_type": exc_type, "line": line, "message": message})

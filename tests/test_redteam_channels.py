@@ -152,13 +152,24 @@ RESTART_TRIGGER = """import os, time
 if time.time() - os.stat("/submission/cells.json").st_mtime > 0.8:
     os._exit(0)
 """
+FORGED_READY = """import gc, os, time
+if time.time() - os.stat("/submission/cells.json").st_mtime < 0.8:  # the first run: a ready without outcomes
+    [o for o in gc.get_objects() if type(o).__name__ == "Channel"][0].send({"event": "ready"})
+"""
+RESTART_RAISES = """import os, time
+if time.time() - os.stat("/submission/cells.json").st_mtime > 0.8:
+    raise RuntimeError("restarted")
+"""
 
 
-def test_a_cell_that_stops_only_on_a_restart_tells_nothing_visible(tmp_path: Path) -> None:
+@pytest.mark.parametrize("forged", [False, True], ids=["stops", "forged-ready"])
+def test_a_cell_that_stops_only_on_a_restart_tells_nothing_visible(tmp_path: Path, forged: bool) -> None:
     """A crash on a hidden input restarts the worker; a second cell that stops the process only
     on a restart was then named in the report's notes, which Gradescope shows at once: one bit
-    about the hidden inputs per submission (red team, round 3). Two notebooks that differ only
-    in the question asked of the hidden inputs must show the same before the due date."""
+    about the hidden inputs per submission (red team, round 3). Red team, round 10: a first cell
+    sending a forged "ready" without outcomes made the restart's outcomes the report's (a cell
+    raising only on a restart was named). Two notebooks that differ only in the question asked
+    of the hidden inputs must show the same before the due date."""
     import json
 
     from grader.report import reporters
@@ -168,7 +179,8 @@ def test_a_cell_that_stops_only_on_a_restart_tells_nothing_visible(tmp_path: Pat
     visible = []
     for width in (32, 64):
         probe = RESTART_PROBE.format(predicate=f"x.dtype == np.float16 and x.shape[-1] == {width}")
-        cells = [{"cell_type": "code", "metadata": {}, "source": s, "outputs": []} for s in (probe, RESTART_TRIGGER)]
+        sources = (FORGED_READY, probe, RESTART_RAISES) if forged else (probe, RESTART_TRIGGER)
+        cells = [{"cell_type": "code", "metadata": {}, "source": s, "outputs": []} for s in sources]
         path = tmp_path / str(width) / "probe.ipynb"  # one name: the report names the file
         path.parent.mkdir()
         path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
@@ -199,3 +211,28 @@ def test_a_students_output_cannot_drive_the_terminal(tmp_path: Path) -> None:
     text = to_text(grade(sub, Options(suites=("public",), select="rmsnorm")))
     assert "FAKE" in text and "\\x1b[2J" in text  # shown, as characters
     assert not any(ch in text for ch in "\x1b\x07\r\x9b")
+
+
+def test_a_cells_exception_draws_no_lines_of_its_own_in_a_report(tmp_path: Path) -> None:
+    """Red team, round 10: a cell raising an exception whose type name and message held line
+    breaks (and U+2028, a bidi override, an escape) added fake lines ("Total: 278/278") to the
+    text report and to results.json, which Gradescope shows at once."""
+    import json
+
+    from grader.report import reporters
+    from grader.runner import Options, grade
+
+    forged = (
+        'E = type("Error\\n\\nTotal: 278/278\\n", (Exception,), {})\n'
+        'raise E("one\\nTotal: 999/999\\u2028PASS hidden\\u202eabc\\x1b[2J")\n'
+    )
+    cells = [{"cell_type": "code", "metadata": {}, "source": forged, "outputs": []}]
+    path = tmp_path / "forged.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    report = grade(path, Options(suites=("public",), select="rmsnorm"))
+    text = reporters.to_text(report)
+    shown = json.loads(reporters.to_gradescope(report))["output"]
+    for out in (text, shown):
+        lines = out.splitlines()
+        assert not any(line.strip().startswith(("Total: 278", "Total: 999", "PASS hidden")) for line in lines), out
+        assert not any(ch in out for ch in "\u2028\u202e\x1b")

@@ -67,13 +67,14 @@ def suite_names(report: Report, lang: str) -> str:
     return " + ".join(render(Message(f"suite.{suite}"), lang) for suite in report.suites)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
 def printable(text: str) -> str:
     """``text`` with its control characters shown as ``\\x1b``: a student's output, traceback
     or cell printed raw could clear the screen, move the cursor over the total or set the
-    terminal's title (a red team drew a fake "Total: 253/253"); newlines and tabs are kept."""
+    terminal's title (a red team drew a fake "Total: 253/253"); bidi overrides and Unicode line
+    separators likewise; newlines and tabs are kept."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", "\n"))
 
 
@@ -128,7 +129,7 @@ def to_gradescope(report: Report, lang: str = "en", visibility: Mapping[str, str
     summary = [isolation_summary(report, lang), *(render(n, lang) for n in report.notes)]
     data: dict[str, Any] = {
         "score": report.score,
-        "output": "\n".join(summary),
+        "output": printable("\n".join(summary)),
         "output_format": "text",
         "visibility": "visible",
         "stdout_visibility": "hidden",
@@ -141,7 +142,7 @@ def to_gradescope(report: Report, lang: str = "en", visibility: Mapping[str, str
                 "score": round(r.score, DIGITS),
                 "max_score": round(r.max_score, DIGITS),
                 "status": "passed" if r.status is Status.PASSED else "failed",
-                "output": (f"[{r.status.value}] " + test_output(r, lang)).strip()
+                "output": printable(f"[{r.status.value}] " + test_output(r, lang)).strip()
                 if r.status is not Status.PASSED
                 else "",
                 "visibility": shown[r.visibility.value],

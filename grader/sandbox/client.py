@@ -293,6 +293,9 @@ class Worker:
         """A notebook's code cells the worker runs when it starts (their numbers)."""
         self.skipped_cells: dict[int, str] = {}
         """Cells not run any more: ``timeout`` or ``crashed`` (it stopped the process)."""
+        self.started = False
+        """Whether the worker got ready once: what the first start reported is kept, whatever a
+        later start (after a hidden test's crash) or a forged ready says."""
         self.first_run_skipped: dict[int, str] = {}
         """The cells skipped before the worker first got ready, before any test's input reached
         it: what a report may say. A cell skipped on a later start may have behaved on what a
@@ -356,7 +359,7 @@ class Worker:
         """Start a worker. A notebook's cells run before it is ready: a cell that runs past its
         time or stops the process is skipped, and the worker started again without it. All its
         cells, every start of this one included, have ``limit`` seconds."""
-        first = self.cell_outcomes is None
+        first = not self.started
         self._cells_until = time.monotonic() + limit
         while True:
             if not self._prestarted:
@@ -373,7 +376,8 @@ class Worker:
                 raise self.stopped
             if ready:
                 self.ready = reply.message
-                if self.cell_outcomes is None:  # the first run's outcomes: later runs are the same cells
+                if not self.started:  # the first run's outcomes: later runs are the same cells
+                    self.started = True
                     self.cell_outcomes = reply.message.get("cells")
                     self.first_run_skipped = dict(self.skipped_cells)
                 return
@@ -482,7 +486,7 @@ class Worker:
             raise self.stopped.with_traceback(None)
         first = 0.0
         if self.proc is None or self._prestarted:
-            began, fresh = time.monotonic(), self.cell_outcomes is None
+            began, fresh = time.monotonic(), not self.started
             self._start(self.limits.notebook_seconds if fresh or start_seconds is None else start_seconds)
             first = time.monotonic() - began if fresh else 0.0
         nonce = secrets.token_hex(16)
