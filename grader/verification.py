@@ -165,7 +165,7 @@ def _timed_statement(node: ast.stmt) -> str | None:
     args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     if call.func.attr != "run_line_magic" or len(args) != 2 or len(call.args) != 2 or args[0] != "time":
         return None
-    return args[1]
+    return args[1].strip()  # "%time  answers_q1 = ...": the statement, dedented as IPython runs it
 
 
 class ByCode(enum.Enum):
@@ -255,6 +255,7 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
         nb = {}
     values: dict[str, dict[str, Any]] = {}
     budget, allowance = MAX_ANSWER_CODE, notebook.Allowance()
+    nested: Message | None = None
     for cell in notebook.cells(nb):
         if cell.kind == "code" and NOTEBOOK_PREFIX in cell.source and budget > 0:
             source = cell.source[: min(notebook.CELL_CAP, budget)]
@@ -262,10 +263,32 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
             code = notebook.code_as_run(source, allowance)  # %matplotlib above the answers, as run
             for qid, part, value in _literal_assignments(code, (stopped or {}).get(cell.number)):
                 _assign(values, qid, part, value)
+            nested = nested or _in_a_block(code, cell.number)
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
             values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
-    return Answers(values, "notebook")
+    return Answers(values, "notebook", note=nested)
+
+
+def _in_a_block(code: str, cell: int) -> Message | None:
+    """A note when ``answers_<id>`` is assigned inside a block (``if``, ``try``, a loop, a
+    function): answers are read from a cell's top level only, and such a one would be lost
+    without a word."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    top = set(map(id, tree.body))
+    names = sorted(
+        {
+            target.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and id(node) not in top
+            for target in node.targets
+            if isinstance(target, ast.Name) and target.id.startswith(NOTEBOOK_PREFIX)
+        }
+    )
+    return Message("question.answers_in_block", {"cell": cell, "names": ", ".join(names[:9])}) if names else None
 
 
 def _assign(values: dict[str, dict[str, Any]], qid: str, part: str | ByCode | None, value: Any) -> None:

@@ -182,3 +182,10 @@ def test_a_cell_stops_at_its_top_level_statement_not_inside_a_function_it_define
         "%time check(False)\n",
     )[1]
     assert [o["line"] for o in outcomes] == [6, 4, 1]
+
+
+def test_time_runs_its_statement_dedented_as_ipython_does():
+    """Verification of red team 9: `%time  answers_q5 = {...}` (two spaces) failed with an
+    IndentationError in grading, said to be "as in Jupyter"; IPython dedents what it times."""
+    namespace, outcomes = run_all("%time  A = 1\nB = A + 1\n")
+    assert namespace["B"] == 2 and outcomes == [{"number": 1, "status": "ok"}]

@@ -443,6 +443,7 @@ def _notebook(*cells: str) -> bytes:
         ("%%writefile saved.py\nanswers_q1 = {'a': 'g'}\n", None),  # written to a file, not run
         ("%%timeit\nanswers_q1 = {'a': 'h'}\n", None),  # run in a scope of its own
         ("%time answers_q1 = {'a': 'i'}\n", {"a": "i"}),  # %time runs its statement
+        ("%time  answers_q1 = {'a': 'j'}\n", {"a": "j"}),  # dedented, as IPython times it
     ],
 )
 def test_answers_are_read_from_a_cell_as_the_kernel_runs_it(cell, read):
@@ -717,3 +718,13 @@ def test_the_answers_files_parsed_to_find_a_students_own_are_bounded(tmp_path, m
     assert read is None and note is not None and note.id == "question.several_files"
     assert "and 2 more" in note.params["files"]
     assert 0 < sum(parsed) <= handin.BLANK_CHECKED_BYTES
+
+
+def test_answers_assigned_inside_a_block_are_said_not_lost_in_silence():
+    """Verification of red team 9: answers assigned inside `if True:` or `try:` were shown as
+    "not answered yet" without a word (every question 0 for a cell wrapped in try)."""
+    cell = "try:\n    answers_q1 = {'a': 'b'}\n    answers_q2 = {'a': ['a']}\nexcept Exception:\n    pass\n"
+    answers = verification.from_notebook(_notebook("x = 1", cell))
+    assert answers.values == {} and answers.note is not None and answers.note.id == "question.answers_in_block"
+    assert answers.note.params == {"cell": 2, "names": "answers_q1, answers_q2"}
+    assert verification.from_notebook(_notebook("answers_q1 = {'a': 'b'}\n")).note is None

@@ -236,3 +236,20 @@ def test_a_cells_exception_draws_no_lines_of_its_own_in_a_report(tmp_path: Path)
         lines = out.splitlines()
         assert not any(line.strip().startswith(("Total: 278", "Total: 999", "PASS hidden")) for line in lines), out
         assert not any(ch in out for ch in "\u2028\u202e\x1b")
+
+
+def test_a_file_name_or_a_test_message_escapes_what_would_draw_lines(tmp_path: Path) -> None:
+    """Verification of red team 10: a notebook named with line breaks and an escape sequence
+    started a line "Total: 278 of 278" under the report's title; U+2029 was escaped as
+    "\\x2029", which reads as "\\x20" and "29"."""
+    import json
+
+    from grader.report import reporters
+    from grader.runner import Options, grade
+
+    name = tmp_path / "a\n\nTotal: 278 of 278\x1b[2J\u202e.ipynb"
+    name.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    text = reporters.to_text(grade(name, Options(suites=("public",), select="rmsnorm")))
+    assert not any(line.startswith("Total: 278 of 278") for line in text.splitlines())
+    assert "\\u202e" in text and "\x1b" not in text
+    assert reporters.printable("\u2029") == "\\u2029"

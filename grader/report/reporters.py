@@ -67,7 +67,7 @@ def suite_names(report: Report, lang: str) -> str:
     return " + ".join(render(Message(f"suite.{suite}"), lang) for suite in report.suites)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]")
 
 
 def printable(text: str) -> str:
@@ -75,14 +75,28 @@ def printable(text: str) -> str:
     or cell printed raw could clear the screen, move the cursor over the total or set the
     terminal's title (a red team drew a fake "Total: 253/253"); bidi overrides and Unicode line
     separators likewise; newlines and tabs are kept."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\r\n", "\n"))
+    return _CONTROL.sub(_escaped, text.replace("\r\n", "\n"))
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def one_line(text: str) -> str:
+    """``text`` shown as :func:`printable` shows it, its line breaks and tabs escaped too: a
+    name (a file the student named) that must not start lines of its own in a report."""
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
 
 
 def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     """A table per exercise, then each failure's explanation, then the total (and the points
     of written answers still to be graded by hand, when there are some)."""
     out = [
-        render(Message("report.title", {"submission": report.submission, "suites": suite_names(report, lang)}), lang)
+        render(
+            Message("report.title", {"submission": one_line(report.submission), "suites": suite_names(report, lang)}),
+            lang,
+        )
     ]
     out.append(isolation_summary(report, lang))
     out += [f"  * {render(note, lang)}" for note in report.notes]

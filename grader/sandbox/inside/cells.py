@@ -90,7 +90,7 @@ class Shell:
 
     def run_line_magic(self, name: str, line: str, _stack_depth: int = 1) -> Any:
         if name in LINE_RUNS_STATEMENT and line.strip():
-            self._run(line)
+            self._run(line.strip())  # "%time  x = 1": IPython dedents the statement it times
         elif name == "run":
             self._run_file(line)
         return None
