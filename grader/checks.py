@@ -158,12 +158,14 @@ def _hint_messages(got: np.ndarray, hints: Iterable[tuple[Any, str]], tol: Toler
         if not all(np.array_equal(test(g), test(cand)) for test in (np.isnan, np.isposinf, np.isneginf)):
             continue
         finite = np.isfinite(cand)
-        if _close(g[finite], cand[finite], tol).all():
+        if within_tolerance(g[finite], cand[finite], tol).all():
             found.append(Message(hint_id))
     return [Message("check.hints_agree"), *found] if len(found) > 1 else found
 
 
-def _close(got: np.ndarray, want: np.ndarray, tol: Tolerance) -> np.ndarray:
+def within_tolerance(got: np.ndarray, want: np.ndarray, tol: Tolerance) -> np.ndarray:
+    """Element by element, whether ``got`` is ``want`` within ``tol`` (relative to each value
+    and to the answer's RMS, so values near zero in a large answer are not held to nothing)."""
     g, w = got.astype(np.float64), want.astype(np.float64)
     scale = math.sqrt(float(np.mean(np.square(w)))) if w.size else 0.0
     return np.abs(g - w) <= tol.rtol * (np.abs(w) + scale) + tol.atol
@@ -194,7 +196,7 @@ def expect_array(
         raise ValueError(f"reference answer for {what} is not finite: the suite is wrong")
     tol = tol or tolerance_for(want.dtype)
     _expect_form(got, want, what=what, dtype=dtype, hints=hints, tol=tol)
-    ok = _close(got, want, tol)
+    ok = within_tolerance(got, want, tol)
     if not ok.all():
         raise Mismatch([_values_message(got, want, ok, what, tol), *_hint_messages(got, hints, tol)])
 

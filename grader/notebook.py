@@ -394,19 +394,26 @@ def _body_as_python(code: str, depth: int, allowance: Allowance) -> str:
     return f"get_ipython().run_cell_magic({name!r}, {line!r}, {python_of(body, depth + 1, allowance)!r})\n"
 
 
+def magic_call(node: ast.stmt, kind: str) -> list[str] | None:
+    """The arguments of a statement that is one ``get_ipython().run_<kind>_magic(...)`` call
+    with constant strings only (``kind``: "line" or "cell"), as IPython writes a magic."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return None
+    if call.func.attr != f"run_{kind}_magic" or call.keywords:
+        return None
+    args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    return args if len(args) == len(call.args) == (3 if kind == "cell" else 2) else None
+
+
 def _cell_magic_call(code: str) -> tuple[str, str, str] | None:
     """(name, line, body) of a cell that is one ``get_ipython().run_cell_magic(...)`` call."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    call = tree.body[0].value if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "run_cell_magic"):
-        return None
-    args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-    if len(args) != 3 or len(call.args) != 3 or call.keywords:
-        return None
-    return args[0], args[1], args[2]
+    args = magic_call(tree.body[0], "cell") if len(tree.body) == 1 else None
+    return (args[0], args[1], args[2]) if args else None
 
 
 def code_as_run(source: str, allowance: Allowance) -> str:

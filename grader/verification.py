@@ -88,7 +88,13 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
 
 
 _TOML_SECTION = re.compile(r"^[ \t]*\[[ \t]*([A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$")
-_TOML_AMBIGUOUS = re.compile(r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*([+-]?[1-9]\d{0,2}\.\d{3})[ \t]*(?:#.*)?$")
+AMBIGUOUS_NUMBER = re.compile(r"[+-]?[1-9]\d{0,2}[.,]\d{3}")
+"""One separator before exactly three digits: ``266.240`` is 266240 to a Brazilian reader and
+266.24 to the grader (as ``266,240`` is to an English one)."""
+
+_TOML_AMBIGUOUS = re.compile(
+    r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(" + AMBIGUOUS_NUMBER.pattern.replace("[.,]", r"\.") + r")[ \t]*(?:#.*)?$"
+)  # a TOML float has a point only
 
 
 def _as_written(values: dict[str, dict[str, Any]], text: str) -> dict[str, dict[str, Any]]:
@@ -159,11 +165,8 @@ def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
 def _timed_statement(node: ast.stmt) -> str | None:
     """The statement of ``%time statement``, as the cell's code holds it
     (``get_ipython().run_line_magic('time', 'statement')``), which runs it."""
-    call = node.value if isinstance(node, ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
-        return None
-    args = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-    if call.func.attr != "run_line_magic" or len(args) != 2 or len(call.args) != 2 or args[0] != "time":
+    args = notebook.magic_call(node, "line")
+    if args is None or args[0] != "time":
         return None
     return args[1].strip()  # "%time  answers_q1 = ...": the statement, dedented as IPython runs it
 
@@ -444,11 +447,6 @@ def form_problems(bank: Bank, answers: Answers) -> list[tuple[str, Message]]:
             if problem is not None:
                 out.append((question.id, problem))
     return out
-
-
-AMBIGUOUS_NUMBER = re.compile(r"[+-]?[1-9]\d{0,2}[.,]\d{3}")
-"""One separator before exactly three digits: ``266.240`` is 266240 to a Brazilian reader and
-266.24 to the grader (as ``266,240`` is to an English one)."""
 
 
 def ambiguous_note(bank: Bank, answers: Answers) -> Message | None:

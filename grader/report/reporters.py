@@ -83,7 +83,7 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def one_line(text: str) -> str:
+def escaped_name(text: str) -> str:
     """``text`` shown as :func:`printable` shows it, its line breaks and tabs escaped too: a
     name (a file the student named) that must not start lines of its own in a report."""
     return printable(text).replace("\n", "\\n").replace("\t", "\\t")
@@ -94,7 +94,9 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     of written answers still to be graded by hand, when there are some)."""
     out = [
         render(
-            Message("report.title", {"submission": one_line(report.submission), "suites": suite_names(report, lang)}),
+            Message(
+                "report.title", {"submission": escaped_name(report.submission), "suites": suite_names(report, lang)}
+            ),
             lang,
         )
     ]
