@@ -53,6 +53,25 @@ def test_a_frame_written_in_pieces_arrives_whole(pipe):
     writer.join()
 
 
+@pytest.mark.parametrize("size", [(1 << 16) - 8, 1 << 16, (1 << 16) + 1, 3 << 20])
+def test_frames_around_the_read_sizes_arrive_whole_and_in_order(pipe, size):
+    """A read asks for what the frame still needs (at least a pipe's worth, at most 1 MiB):
+    frames at and past those sizes, written at once behind a small one, come out whole."""
+    reader, w = pipe
+    big = bytes(range(256)) * (size // 256) + b"z" * (size % 256)
+    data = _frame(b"small") + _frame(big) + _frame(b"after")
+    writer = threading.Thread(target=lambda: os.write(w, data))
+    writer.start()
+    reader.limit = 4 << 20
+    deadline = time.monotonic() + 10
+    assert [reader.next(deadline) for _ in range(3)] == [
+        (FrameKind.FRAME, b"small"),
+        (FrameKind.FRAME, big),
+        (FrameKind.FRAME, b"after"),
+    ]
+    writer.join()
+
+
 def test_a_frame_over_the_cap_is_refused_before_its_bytes_are_kept(pipe):
     reader, w = pipe
     os.write(w, struct.pack(">Q", (1 << 16) + 1) + b"y" * 1000)
