@@ -431,8 +431,6 @@ def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
             line += " re-scored"
         elif outcome.state is State.RESUMED:
             line += " (graded by an earlier run)"
-        if outcome.report is not None and any(n.id == "submission.bad_timestamp" for n in outcome.report.notes):
-            line += " (timestamp.txt holds no date: no late policy applied)"
         click.echo(clean_text(line))
     elif outcome.state is State.FAILED:
         detail = reporters.printable(clean_text(outcome.detail[:500]))

@@ -349,23 +349,6 @@ def test_written_points_of_a_grade_class_class_reach_its_grades_csv(tmp_path):
     assert refused.returncode == 2 and "eve" in refused.stderr and rows() == before
 
 
-def test_a_class_run_says_on_the_console_when_a_timestamp_holds_no_date(capsys):
-    """The late policy cannot apply to it: said where the instructor looks, not only in the report."""
-    import dataclasses
-
-    from grader.classgrade import State, StudentOutcome
-    from grader.cli import _echo_outcome
-    from grader.messages import Message
-    from grader.runner import Options, grade
-
-    report = grade(course.exercises_dir(), Options(suites=("public",), select="rmsnorm_small"))
-    stamped = dataclasses.replace(report, notes=(Message("submission.bad_timestamp"),))
-    _echo_outcome(StudentOutcome("s28", State.GRADED, 0.0, 1.0, report=stamped))
-    _echo_outcome(StudentOutcome("s29", State.GRADED, 0.0, 1.0, report=report))
-    out = capsys.readouterr().out.splitlines()
-    assert "timestamp.txt holds no date" in out[0] and "timestamp" not in out[1]
-
-
 def test_grades_csv_holds_the_class_as_it_stands_and_no_stale_grade(tmp_path):
     """A student refused this run (a second hand-in) keeps no earlier grade in grades.csv and
     says why; a student whose hand-in is gone has no row; a --student naming nobody is a usage

@@ -829,3 +829,43 @@ def test_a_hand_graded_answer_the_student_changed_is_asked_for_again(secure, tmp
         dave = gb.find_grade("q1-answer", "lab", ASSIGNMENT, "dave")
         assert (alice.manual_score, alice.needs_manual_grade) == (1.0, True)
         assert (dave.manual_score, dave.needs_manual_grade) == (1.0, False)  # unchanged: not asked again
+
+
+def test_a_gradebook_without_the_released_notebook_is_refused_before_grading(course, tmp_path):
+    """Instructor trial 29: a fresh gradebook holding only `nbgrader db assignment add` (the due
+    date step, without generate_assignment): every grade written into it was dropped, each
+    student counted as published (exit 0, 0/0 in `nbgrader export`), and the empty submissions
+    left behind made `generate_assignment --force` fail. Refused before any grading, as
+    `nbgrader autograde` refuses it; a mistyped assignment is a usage error, not a fault."""
+    base = tmp_path / "course"
+    shutil.copytree(course, base)
+    (base / "gradebook.db").unlink()
+    nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", DUE, cwd=base)
+    argv = (sys.executable, "-m", "grader", "autograde", ASSIGNMENT, "--course-dir", base, "--no-progress")
+    out = run(*argv, cwd=ROOT, check=False)
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "no notebook 'lab'" in out.stderr and f"nbgrader generate_assignment {ASSIGNMENT}" in out.stderr
+    assert not (base / "autograded").exists()
+    typo = run(sys.executable, "-m", "grader", "autograde", "normlb", "--course-dir", base, cwd=ROOT, check=False)
+    assert typo.returncode == 2 and "release/normlb/" in typo.stderr
+    # Nothing was written to the gradebook: releasing is open again, and then alice is graded.
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=base)
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", "--student", "alice", cwd=ROOT)
+    assert exported(base)["alice"] == auto_points(base)
+
+
+def test_a_timestamp_that_holds_no_date_is_refused_and_changes_nothing(late, tmp_path):
+    """Instructor trial 29: bob, graded late, then a `timestamp.txt` holding `garbage`: the line
+    said "late penalty -280" and "no late policy applied" at once, and the gradebook kept the old
+    time. Graded without a time, a student could undo a penalty by spoiling the file: refused, as
+    nbgrader autograde refuses it, with bob's grade and penalty left as they were."""
+    base = tmp_path / "late"
+    shutil.copytree(late[0], base)
+    before = exported_rows(base)["bob"]
+    (base / "submitted" / "bob" / ASSIGNMENT / "timestamp.txt").write_text("garbage")
+    argv = (sys.executable, "-m", "grader", "autograde", ASSIGNMENT, "--course-dir", base, "--no-progress")
+    out = run(*argv, cwd=ROOT, check=False)
+    assert out.returncode == 3
+    assert "bob" in out.stderr and "NOT GRADED" in out.stderr and "timestamp.txt holds no date" in out.stderr
+    assert "bob " not in out.stdout  # no line claims a grade for bob
+    assert exported_rows(base)["bob"] == before

@@ -17,7 +17,6 @@ from typing import Any
 
 from grader import files
 from grader.classgrade import ClassRun, Refused, StudentOutcome, Submitted, grade_class
-from grader.faults import GraderFault
 from grader.integrations.nbgrader import gradebook
 from grader.messages import Message
 from grader.model import Report
@@ -58,9 +57,9 @@ class NbgraderCourse:
     def released_notebook(self) -> Path:
         found = sorted((self.root / "release" / self.assignment).glob("*.ipynb"))
         if not found:
-            raise GraderFault(
+            raise SettingsError(  # a name mistyped or the course not released: exit 2, not "regrade later"
                 f"no released notebook in release/{self.assignment}/: run `nbgrader generate_assignment "
-                f"{self.assignment}` in {self.root} first"
+                f"{self.assignment}` in {self.root} first (or check the assignment's name and --course-dir)"
             )
         return found[0]
 
@@ -109,7 +108,15 @@ class NbgraderCourse:
             # student handed in work. Not graded, said on the console, graded once it is fixed.
             return Refused(student, f"{clean_text(name or '')[:60]} cannot be read ({exc})")
         stamp = self._read(f"{folder}/timestamp.txt", TIMESTAMP_BYTES, notes) if "timestamp.txt" in inside else None
-        timestamp = _timestamp(stamp, notes)
+        timestamp = _timestamp(stamp)
+        if stamp is not None and timestamp is None:
+            # Graded without it, the late policy would use the time stored before (or none): a
+            # student could undo a penalty by spoiling the file. As nbgrader autograde, refused.
+            return Refused(
+                student,
+                f"{folder}/timestamp.txt holds no date (nbgrader writes e.g. 2026-11-20 10:00:00.000000 UTC); "
+                "correct it and run again",
+            )
         key = key_of((name or "").encode(), data or b"", stamp or b"")
         if name is None:
             notes.append(Message("submission.no_notebook", {"expected": expected}))
@@ -144,14 +151,13 @@ def _only_notebook(entries: dict[str, str]) -> str | None:
     return notebooks[0] if len(notebooks) == 1 else None
 
 
-def _timestamp(stamp: bytes | None, notes: list[Message]) -> str | None:
-    """nbgrader's ``timestamp.txt`` as an ISO 8601 UTC time; a note when it is not one."""
+def _timestamp(stamp: bytes | None) -> str | None:
+    """nbgrader's ``timestamp.txt`` as an ISO 8601 UTC time; None when it holds none."""
     if stamp is None:
         return None
     try:
         return str(gradebook.parse_utc(stamp.decode("utf-8").strip()).isoformat())
-    except Exception:  # whatever the file holds, the submission is still graded
-        notes.append(Message("submission.bad_timestamp"))
+    except Exception:  # whatever the file holds
         return None
 
 
@@ -181,6 +187,7 @@ class NbgraderPublisher:
         # One gradebook for the run (see ClassGradebook); ``close`` ends it.
         self.gradebook = gradebook.ClassGradebook(self.config)
         try:
+            self.gradebook.check_released(self.course.assignment, self.released_path.stem)
             self.terms, self.extensions = self.gradebook.scoring_state(self.course.assignment)
         except BaseException:
             self.gradebook.close()

@@ -41,6 +41,7 @@ from grader.notebook import CELL_CAP, Cell, cells, statement_text
 from grader.policy import DIGITS
 from grader.questions import NOTEBOOK_PREFIX
 from grader.report.reporters import STATUS_MARK
+from grader.settings import SettingsError
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,29 @@ class ClassGradebook:
                 return repr(policy), {}
             finally:
                 self.gb.db.rollback()  # the read ends here: no transaction stays open until the first student
+
+    def check_released(self, assignment: str, notebook: str) -> None:
+        """Refuse a gradebook that cannot take this run's grades: the assignment or its notebook
+        not in it (``nbgrader db assignment add`` makes the assignment alone, without notebooks
+        or cells; grades written into it would be dropped, every student counted as published).
+        As ``nbgrader autograde`` refuses it, before any student is graded."""
+        from nbgrader.api import MissingEntry
+
+        hint = f"run `nbgrader generate_assignment {assignment}` in {self.config.root} first"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=Warning)
+            try:
+                stored = self.gb.find_assignment(assignment)
+                names = {nb.name for nb in stored.notebooks if nb.grade_cells}
+            except MissingEntry:
+                raise SettingsError(f"assignment {assignment!r} is not in the gradebook: {hint}") from None
+            finally:
+                self.gb.db.rollback()
+        if notebook not in names:
+            raise SettingsError(
+                f"the gradebook's assignment {assignment!r} has no notebook {notebook!r} with grade cells "
+                f"(an assignment added with `nbgrader db assignment add` has none): {hint}; nothing was graded"
+            )
 
     def _cells_of(self, assignment: str, submission: Any) -> dict[str, tuple[str, float | None]]:
         """The assignment's grade and task cells (the same for every student of the run)."""
