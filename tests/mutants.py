@@ -788,4 +788,19 @@ MUTANTS = [
         "x += sublayer(rmsnorm(x, ones, eps), w, b)\n        return x\n    raise ValueError",
         "check.mutated_hidden",
     ),
+    # found by grading audit 7 (trial28): each kept full marks before its hidden test existed
+    (
+        "rms_backward_dx_in_douts_dtype",
+        "rmsnorm",
+        "return dx.astype(x.dtype), dgamma.astype(gamma.dtype)",
+        "return dx.astype(dout.dtype), dgamma.astype(gamma.dtype)",
+        "check.dtype",
+    ),
+    (
+        "ln_backward_dx_in_douts_dtype",
+        "layernorm",
+        "return dx.astype(x.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
+        "return dx.astype(dout.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
+        "check.dtype",
+    ),
 ]

@@ -148,8 +148,9 @@ def _check_backward(
     gamma: Any,
     beta: Any,
     eps: float = EPS,
+    dout_dtype: DTypeLike | None = None,
 ) -> None:
-    dout = rng.standard_normal(x.shape).astype(x.dtype)
+    dout = rng.standard_normal(x.shape).astype(x.dtype if dout_dtype is None else dout_dtype)
     got = student.layernorm_backward(dout, x, gamma, beta, eps=eps)
     want = reference.layernorm_backward(dout, x, gamma, beta, eps=eps)
     expect(isinstance(got, (tuple, list)) and len(got) == 3, "check.tuple_of", what="layernorm_backward", n=3)
@@ -215,11 +216,14 @@ def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.r
 
 @pytest.mark.points(1)
 def test_backward_mixed_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """With a float32 x, dx is float32 while dgamma and dbeta take the dtypes of gamma and beta."""
+    """With a float32 x, dx is float32 while dgamma and dbeta take the dtypes of gamma and beta (a float64 dout
+    changes none of them)."""
     x, gamma, beta = _case(rng, (5, 16), dtype=np.float32)
     # dgamma and dbeta in x's dtype; then dbeta in gamma's dtype (beta's differs from it)
     _check_backward(student, reference, rng, x, gamma.astype(np.float64), beta.astype(np.float64))
     _check_backward(student, reference, rng, x, gamma.astype(np.float64), beta)
+    # dx takes x's dtype, dgamma and dbeta gamma's and beta's: not the upstream gradient's
+    _check_backward(student, reference, rng, x, gamma, beta, dout_dtype=np.float64)
 
 
 @pytest.mark.points(1)

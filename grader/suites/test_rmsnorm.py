@@ -220,9 +220,11 @@ def test_backward_float16_keeps_dtypes(student: StudentProxy, reference: Referen
 
 @pytest.mark.points(1)
 def test_backward_mixed_dtypes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """With a float32 x and a float64 gamma, dx is float32 and dgamma float64."""
+    """With a float32 x and a float64 gamma, dx is float32 and dgamma float64; a float64 dout changes neither."""
     x, gamma = _case(rng, (5, 16), dtype=np.float32)
     _check_backward(student, reference, rng.standard_normal(x.shape).astype(np.float32), x, gamma.astype(np.float64))
+    # dx takes x's dtype and dgamma gamma's, not the upstream gradient's
+    _check_backward(student, reference, rng.standard_normal(x.shape), x, gamma)
 
 
 @pytest.mark.points(1)
