@@ -803,4 +803,19 @@ MUTANTS = [
         "return dx.astype(dout.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
         "check.dtype",
     ),
+    # one case per shape the module docstring names, (C,), (T, C) and (B, T, C): a 4-D batch breaks it
+    (
+        "rms_backward_dgamma_up_to_3d",
+        "rmsnorm",
+        "dgamma = (df * xhat).reshape(-1, x.shape[-1]).sum(axis=0)",
+        "dgamma = (df * xhat).sum(axis=(0, 1)) if x.ndim == 3 else (df * xhat).sum(axis=0) if x.ndim == 2 else df * xhat",
+        None,
+    ),
+    (
+        "ln_backward_dgamma_up_to_3d",
+        "layernorm",
+        "dgamma = (df * xhat).reshape(-1, C).sum(axis=0)  # (C,)",
+        "dgamma = (df * xhat).sum(axis=(0, 1)) if x.ndim == 3 else (df * xhat).sum(axis=0) if x.ndim == 2 else df * xhat",
+        None,
+    ),
 ]

@@ -250,3 +250,9 @@ def test_backward_inputs_not_modified(student: StudentProxy, reference: Referenc
     hints = [(m.ln_backward_no_correction(dout, x, gamma, EPS), "hint.backward_no_correction")]
     expect_attempt(got[0], want[0], what="dx", tol=TOLERANCES["algorithm"], hints=hints)
     expect_untouched(changed, function="layernorm_backward")
+
+
+@pytest.mark.points(1)
+def test_backward_four_axes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """The backward pass on a 4-D batch: dgamma and dbeta sum over every leading axis, however many there are."""
+    _check_backward(student, reference, rng, *_case(rng, (2, 3, 2, 9)))

@@ -261,3 +261,10 @@ def test_backward_float16_large_values(student: StudentProxy, reference: Referen
     """float16 values in the hundreds: their squares overflow float16, so the gradients need float32 inside."""
     x, gamma = _case(rng, (4, 16), scale=300.0, dtype=np.float16)
     _check_backward(student, reference, rng.standard_normal(x.shape).astype(np.float16), x, gamma)
+
+
+@pytest.mark.points(1)
+def test_backward_four_axes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """The backward pass on a 4-D batch: dgamma sums over every leading axis, however many there are."""
+    x, gamma = _case(rng, (2, 3, 2, 9))
+    _check_backward(student, reference, rng.standard_normal(x.shape), x, gamma)
