@@ -178,3 +178,23 @@ def test_block_forward_refuses_an_unknown_arrangement(
     )
     with expect_raises(ValueError, what='block_forward(x, w, b, "sandwich")'):
         student.block_forward(x, weights[0], biases[0], "sandwich")
+
+
+@pytest.mark.points(1)
+def test_blocks_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """block_forward and block_backward called without eps use the documented default, 1e-6, post and pre."""
+    x, weights, biases = _setup(rng, 1, 8, (3,), scale=1.0, bias=0.0)
+    x = x * 0.002
+    dout = rng.standard_normal(x.shape)
+    for arrangement in ("post", "pre"):
+        expect_array(
+            student.block_forward(x, weights[0], biases[0], arrangement),
+            reference.block_forward(x, weights[0], biases[0], arrangement),
+            what=f"block_forward(x, w, b, {arrangement!r})",
+        )
+        expect_array(
+            student.block_backward(dout, x, weights[0], biases[0], arrangement),
+            reference.block_backward(dout, x, weights[0], biases[0], arrangement),
+            what=f"block_backward(dout, x, w, b, {arrangement!r})",
+            hints=m.block_backward_variants(dout, x, weights[0], biases[0], arrangement, EPS),
+        )

@@ -147,12 +147,15 @@ def _check_backward(
     x: np.ndarray,
     gamma: Any,
     beta: Any,
-    eps: float = EPS,
+    eps: float | None = EPS,
     dout_dtype: DTypeLike | None = None,
 ) -> None:
     dout = rng.standard_normal(x.shape).astype(x.dtype if dout_dtype is None else dout_dtype)
-    got = student.layernorm_backward(dout, x, gamma, beta, eps=eps)
-    want = reference.layernorm_backward(dout, x, gamma, beta, eps=eps)
+    # eps=None calls without eps: the documented default
+    given = {} if eps is None else {"eps": eps}
+    got = student.layernorm_backward(dout, x, gamma, beta, **given)
+    want = reference.layernorm_backward(dout, x, gamma, beta, **given)
+    eps = EPS if eps is None else eps  # the tests' EPS is the documented default
     expect(isinstance(got, (tuple, list)) and len(got) == 3, "check.tuple_of", what="layernorm_backward", n=3)
     # The precision of the computation is x's: a float64 gamma does not make a float32 x's
     # gradients float64-exact, so every gradient is judged at x's tolerance.
@@ -256,3 +259,17 @@ def test_backward_inputs_not_modified(student: StudentProxy, reference: Referenc
 def test_backward_four_axes(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """The backward pass on a 4-D batch: dgamma and dbeta sum over every leading axis, however many there are."""
     _check_backward(student, reference, rng, *_case(rng, (2, 3, 2, 9)))
+
+
+@pytest.mark.points(1)
+def test_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """layernorm and layernorm_backward called without eps use the documented default, 1e-5 (not RMSNorm's
+    1e-6), on rows whose spread is small enough for it to matter."""
+    x, gamma, beta = _case(rng, (3, 8), scale=0.003)
+    expect_array(
+        student.layernorm(x, gamma, beta),
+        reference.layernorm(x, gamma, beta),
+        what="layernorm(x, gamma, beta)",
+        hints=m.layernorm_hints(x, gamma, beta, EPS),
+    )
+    _check_backward(student, reference, rng, x, gamma, beta, eps=None)

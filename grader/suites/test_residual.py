@@ -210,3 +210,16 @@ def test_block_default_eps(student: StudentProxy, reference: Reference, rng: np.
         what="block(x, sublayer, gamma)",
         hints=m.block_hints(x, sub.build(), gamma, EPS),
     )
+
+
+@pytest.mark.points(1)
+def test_postnorm_block_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """postnorm_block called without eps uses the documented default, 1e-6."""
+    x, gamma = _stream(rng, (4, 8), scale=0.002)
+    sub = Sublayer("linear", w=_weights(rng, 8))
+    expect_array(
+        student.postnorm_block(x, sub, gamma),
+        reference.postnorm_block(x, sub, gamma),
+        what="postnorm_block(x, sublayer, gamma)",
+        hints=m.postnorm_hints(x, sub.build(), gamma, EPS),
+    )

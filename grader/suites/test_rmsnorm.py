@@ -268,3 +268,16 @@ def test_backward_four_axes(student: StudentProxy, reference: Reference, rng: np
     """The backward pass on a 4-D batch: dgamma sums over every leading axis, however many there are."""
     x, gamma = _case(rng, (2, 3, 2, 9))
     _check_backward(student, reference, rng.standard_normal(x.shape), x, gamma)
+
+
+@pytest.mark.points(1)
+def test_backward_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """rmsnorm_backward called without eps uses the documented default, 1e-6, on rows small enough for it to matter."""
+    x, gamma = _case(rng, (3, 8), scale=0.002)
+    dout = rng.standard_normal(x.shape)
+    got = student.rmsnorm_backward(dout, x, gamma)
+    want = reference.rmsnorm_backward(dout, x, gamma)
+    expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="rmsnorm_backward", n=2)
+    tol = TOLERANCES["algorithm"]
+    expect_array(got[0], want[0], what="dx", tol=tol)
+    expect_array(got[1], want[1], what="dgamma", tol=tol)

@@ -384,3 +384,17 @@ def test_stack_forward_leaves_its_inputs_unchanged(
     hints = _forward_hints(reference, x, params, EPS)
     expect_attempt(got, want, what="stack_forward(x, params, eps)", tol=TOL, hints=hints)
     expect_untouched(changed, function="stack_forward")
+
+
+@pytest.mark.points(1)
+def test_stack_functions_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """stack_forward, stack_forward_postnorm, stack_trace and depth_rms called without eps use the
+    documented default, 1e-6 (and stack_trace without placement traces the pre-norm stack)."""
+    params, x = _params(reference, rng, n_layers=2, C=6), rng.standard_normal((4, 6)) * 0.002
+    for name in ("stack_forward", "stack_forward_postnorm", "stack_trace", "depth_rms"):
+        expect_array(
+            getattr(student, name)(x, params),
+            getattr(reference, name)(x, params),
+            what=f"{name}(x, params)",
+            tol=TOL,
+        )
