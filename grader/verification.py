@@ -89,8 +89,8 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
 
 _TOML_SECTION = re.compile(r"^[ \t]*\[[ \t]*([A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$")
 AMBIGUOUS_NUMBER = re.compile(r"[+-]?[1-9]\d{0,2}[.,]\d{3}")
-"""One separator before exactly three digits: ``266.240`` is 266240 to a Brazilian reader and
-266.24 to the grader (as ``266,240`` is to an English one)."""
+"""One separator before exactly three digits: ``1.250`` is 1250 to a Brazilian reader and
+1.25 to the grader (as ``1,250`` is to an English one)."""
 
 _TOML_AMBIGUOUS = re.compile(
     r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(" + AMBIGUOUS_NUMBER.pattern.replace("[.,]", r"\.") + r")[ \t]*(?:#.*)?$"
@@ -98,7 +98,7 @@ _TOML_AMBIGUOUS = re.compile(
 
 
 def _as_written(values: dict[str, dict[str, Any]], text: str) -> dict[str, dict[str, Any]]:
-    """``a = 266.240`` as the student wrote it: a float that reads two ways keeps its text (it
+    """``a = 1.250`` as the student wrote it: a float that reads two ways keeps its text (it
     scores as the same number) so that the note on such numbers can say so."""
     section = None
     for line in text.splitlines():
@@ -120,7 +120,7 @@ class Computed:
 
 
 def _literal(node: ast.expr, text: Callable[[ast.expr], str]) -> Any:
-    """The value of an answer's literal; a float that reads two ways (``266.240``) as its
+    """The value of an answer's literal; a float that reads two ways (``1.250``) as its
     ``text``, as :func:`_as_written` keeps it in an answers file (it scores as the same number)."""
     try:
         value = ast.literal_eval(node)

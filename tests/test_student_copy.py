@@ -73,3 +73,28 @@ def test_the_installed_copy_refuses_a_final_grade(installed, tmp_path):
     refused = student_run(installed, work, "grade", ".")
     assert refused.returncode == 2 and "grader fault" not in refused.stderr  # not a fault: a student copy
     assert "no hidden tests" in refused.stderr and "normlab check" in refused.stderr
+
+
+def test_the_installed_copy_names_no_hidden_test_and_holds_no_answer_key(installed):
+    """Instructor trial 29: the zip's descriptions.toml listed every hidden test with what it
+    checks, and a docstring of the checker held q9(a)'s key as an example (the leak scan took
+    everything in the zip for public, so it could not see either). The checker's files hold
+    the public tests' descriptions only, and no answer key found nowhere else a student gets."""
+    import tomllib
+
+    descriptions = tomllib.loads((installed / "grader" / "descriptions.toml").read_text(encoding="utf-8"))
+    full = tomllib.loads((course.PACKAGE / "descriptions.toml").read_text(encoding="utf-8"))
+    assert sorted(descriptions) == sorted(k for k in full if "/public/" in k)
+    bank = tomllib.loads((course.PACKAGE / "questions.toml").read_text(encoding="utf-8"))
+    keys = {f"{p['answer']:g}" for q in bank["question"] for p in q.get("part", ()) if "answer" in p}
+    keys = {k for k in keys if len(k) >= 4}  # "64" is everywhere; "1e-06" is every config's eps
+    exercises = "\n".join(
+        p.read_text(errors="replace") for p in (installed / "grader" / "_course").rglob("*") if p.is_file()
+    )
+    checker = {
+        p.relative_to(installed).as_posix(): p.read_text(errors="replace")
+        for p in (installed / "grader").rglob("*")
+        if p.is_file() and "_course" not in p.parts and p.suffix in (".py", ".toml", ".json", ".j2", ".md")
+    }
+    found = [(name, key) for name, text in checker.items() for key in keys if key in text and key not in exercises]
+    assert found == []

@@ -21,7 +21,8 @@ from grader.report import jinja
 ROOT = "normlab-student"
 # Never in a student's hands: hidden tests, rubrics (answer keys), the reference solutions.
 EXCLUDED_PARTS = {"suites", "_course", "__pycache__"}
-EXCLUDED_FILES = {"questions.toml"}
+EXCLUDED_FILES = {"questions.toml", "descriptions.toml"}
+"""Written into the zip in part or not at all (see :func:`public_descriptions`)."""
 
 
 def _grader_files() -> list[tuple[Path, str]]:
@@ -34,6 +35,13 @@ def _grader_files() -> list[tuple[Path, str]]:
             continue
         out.append((path, f"{ROOT}/grader/{relative.as_posix()}"))
     return out
+
+
+def public_descriptions() -> str:
+    """``descriptions.toml`` without the hidden tests' entries: their names and what each
+    checks are for after grading (Gradescope holds them back until the due date)."""
+    text = (course.PACKAGE / "descriptions.toml").read_text(encoding="utf-8")
+    return "\n\n".join(block for block in text.split("\n\n") if "/hidden/" not in block.split("\n", 1)[0])
 
 
 def _exercise_files() -> list[tuple[Path, str]]:
@@ -68,6 +76,7 @@ def write_student_zip(target: Path) -> Path:
         bundle.writestr(f"{ROOT}/pyproject.toml", _student_pyproject())
         # The questions without their keys: enough for `check` to list the blank answers.
         bundle.writestr(f"{ROOT}/grader/{questions.PUBLIC_FILE}", questions.public_json(questions.load()))
+        bundle.writestr(f"{ROOT}/grader/descriptions.toml", public_descriptions())
         for source, name in student_files():
             bundle.write(source, name)
     return target
