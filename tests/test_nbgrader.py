@@ -869,3 +869,20 @@ def test_a_timestamp_that_holds_no_date_is_refused_and_changes_nothing(late, tmp
     assert "bob" in out.stderr and "NOT GRADED" in out.stderr and "timestamp.txt holds no date" in out.stderr
     assert "bob " not in out.stdout  # no line claims a grade for bob
     assert exported_rows(base)["bob"] == before
+
+
+def test_hand_points_of_a_late_student_follow_the_late_policy(late, tmp_path):
+    """Instructor trial 29: under nbgrader's "zero" policy, bob (late) kept the points of a
+    written answer imported after autograding (score 2, not 0) until some later re-score; the
+    import now runs the late policy on the new score, as the re-score would."""
+    base = tmp_path / "late"
+    shutil.copytree(late[0], base)
+    before = exported_rows(base)
+    page = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", base, cwd=ROOT).stdout
+    ticked = page.replace("- [ ] item 1 ", "- [x] item 1 ")
+    (tmp_path / "q1.md").write_text(ticked)
+    normlab("written", "import", tmp_path / "q1.md", "--course-dir", base, cwd=ROOT)
+    rows = exported_rows(base)
+    assert float(rows["bob"]["raw_score"]) > float(before["bob"]["raw_score"])  # the hand point counts
+    assert float(rows["bob"]["score"]) == 0.0 and float(rows["bob"]["late_submission_penalty"]) > 0
+    assert float(rows["alice"]["score"]) == float(rows["alice"]["raw_score"])  # on time: no penalty

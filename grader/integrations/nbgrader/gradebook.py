@@ -216,7 +216,7 @@ class ClassGradebook:
                 db.flush()
                 # A notebook's score is an SQL expression over its grades: read again, with these.
                 db.expire_all()
-                penalty = _late_penalty(self.gb, self.config, assignment, student)
+                penalty = apply_late_penalty(self.gb, self.config, assignment, student)
                 db.commit()
             except BaseException:
                 db.rollback()  # nothing of this student is written; the next student starts clean
@@ -292,7 +292,7 @@ def _set_grades(
                 grade.needs_manual_grade = name in answered and fresh and worth
 
 
-def _late_penalty(gb: Any, config: CourseConfig, assignment: str, student: str) -> float:
+def apply_late_penalty(gb: Any, config: CourseConfig, assignment: str, student: str) -> float:
     """nbgrader's own late policy on one submission: its ``AssignLatePenalties`` preprocessor,
     configured from the course (``c.AssignLatePenalties.plugin_class``,
     ``c.LateSubmissionPlugin.penalty_method`` ...), run step for step as ``nbgrader autograde``

@@ -18,7 +18,12 @@ from pathlib import Path
 
 from grader import policy, questions
 from grader.faults import GraderFault
-from grader.integrations.nbgrader.gradebook import _ensure_alembic_on_path, course_config, read_student_notebook
+from grader.integrations.nbgrader.gradebook import (
+    _ensure_alembic_on_path,
+    apply_late_penalty,
+    course_config,
+    read_student_notebook,
+)
 from grader.notebook import cells
 from grader.policy import scaled
 from grader.settings import COURSE_FILE
@@ -253,6 +258,12 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
                 ) from None
             grade.manual_score = entry.points
             grade.needs_manual_grade = False
+        # The late policy runs on the notebook's score, hand points included: a "zero" policy
+        # must take the new points too, as a re-score under a new policy would.
+        gb.db.flush()
+        gb.db.expire_all()
+        for student in sorted({entry.student for entry in marked}):
+            apply_late_penalty(gb, config, assignment, student)
         gb.db.commit()
     return marked
 
