@@ -306,7 +306,9 @@ def release(course_dir: str | None, assignment: str, student_zip: str | None) ->
             click.echo(f"wrote {written}")
         for note in release.notes:
             click.echo(render(note, lang))
-        click.echo(f"next: cd {course_dir} && nbgrader generate_assignment {assignment}")
+        # nbgrader skips an assignment it released before ("Skipping existing assignment")
+        again = " --force" if (Path(course_dir) / "release" / assignment).exists() else ""
+        click.echo(f"next: cd {course_dir} && nbgrader generate_assignment{again} {assignment}")
     if student_zip:
         from grader.integrations.student_zip import write_student_zip
 

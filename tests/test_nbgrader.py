@@ -756,8 +756,10 @@ def test_a_policy_the_release_does_not_follow_is_refused_until_released_again(po
     )
     assert refused.returncode == 2 and "layernorm-hidden" in refused.stderr and "Release again" in refused.stderr
     assert "grader fault" not in refused.stderr  # the course's setting, not a fault of ours
-    normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT)
-    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=base)
+    # The step release prints is the one to take (trial 29: without --force, nbgrader skipped it).
+    hint = normlab("release", "--course-dir", base, "--assignment", ASSIGNMENT, cwd=ROOT).stdout.splitlines()[-1]
+    assert hint.endswith(f"nbgrader generate_assignment --force {ASSIGNMENT}"), hint
+    nbgrader(*hint.split("nbgrader ", 1)[1].split(), cwd=base)
     before = float(exported_rows(base)["alice"]["raw_score"])
     out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
     assert "0 graded" in out and "2 re-scored" in out, out
