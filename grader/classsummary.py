@@ -90,6 +90,9 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
     seconds: dict[str, float] = {}
     failed: Counter[str] = Counter()
     described: dict[str, str] = {}
+    place: dict[str, int] = {}
+    """Each test's place in the course (a report's order): of tests failed as often, the earlier
+    ones come first, rmsnorm's before those of the exercises that call the student's rmsnorm."""
     for outcome in outcomes:
         states[outcome.state.value] += 1
         report = outcome.report
@@ -108,9 +111,11 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
             attempted += 1
             missed = {r.name: r.description for r in report.results if r.status is not Status.PASSED}
             failed.update(missed.keys())
+            for result in report.results:
+                place.setdefault(result.name, len(place))
             described.update(missed)
     slowest = tuple(sorted(seconds.items(), key=lambda item: -item[1])[:SHOWN])
-    most_failed = tuple(sorted(failed.items(), key=lambda item: (-item[1], item[0]))[:SHOWN])
+    most_failed = tuple(sorted(failed.items(), key=lambda item: (-item[1], place[item[0]]))[:SHOWN])
     shown = {name: described[name] for name, _ in most_failed}
     return ClassSummary(
         dict(states), full, zero, tuple(bins), slowest, most_failed, scored, attempted, late, shown, empty

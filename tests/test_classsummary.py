@@ -50,7 +50,7 @@ def test_counts_bins_slowest_and_most_failed():
     assert summary.bins[-1] == 2  # full marks land in the last bin
     assert [s for s, _ in summary.slowest][:2] == ["cai", "ben"]
     # Among those who scored (cai did not): test_2 and test_3 failed for ben and dee (ties in
-    # name order), test_1 for dee only, test_0 for nobody.
+    # the course's order), test_1 for dee only, test_0 for nobody.
     assert summary.attempted == 4
     failed = [(name.rsplit("/", 1)[1], n) for name, n in summary.most_failed]
     assert failed == [("test_2", 2), ("test_3", 2), ("test_1", 1)]
@@ -121,3 +121,19 @@ def test_a_hand_in_with_nothing_to_grade_is_told_apart_from_an_untouched_one():
     assert (summary.zero, summary.empty) == (4, 3)  # cai's untouched notebook is not empty
     assert "4 with zero (3 of them handed in nothing gradable)" in summary_text(summary)
     assert "handed in nothing" not in summary_text(summarize(CLASS))
+
+
+def test_tests_failed_as_often_are_listed_in_the_course_order():
+    """Instructor trial 29: ties were broken by name, so five compare tests hid the rmsnorm
+    tests behind them (failed as often, earlier in the lab, and their cause)."""
+
+    def report(names: list[str]) -> Report:
+        results = tuple(
+            CheckResult(name, name.split("/")[0], name, Visibility.HIDDEN, Status.FAILED, 0.0, 1.0) for name in names
+        )
+        passed = CheckResult("stack/hidden/test_ok", "stack", "ok", Visibility.HIDDEN, Status.PASSED, 1.0, 1.0)
+        return Report("lab.ipynb", (passed, *results), ("public", "hidden"), seconds=0.1)
+
+    names = ["rmsnorm/hidden/test_z", "residual/hidden/test_y", "compare/hidden/test_a"]
+    outcomes = [StudentOutcome(s, State.GRADED, 1.0, 4.0, report=report(names)) for s in ("ann", "bo")]
+    assert [name for name, _ in summarize(outcomes).most_failed] == names
