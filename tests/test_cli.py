@@ -317,6 +317,8 @@ def test_written_points_of_a_grade_class_class_reach_its_grades_csv(tmp_path):
     out_dir = tmp_path / "out"
     assert run("grade-class", handed_in, "-o", out_dir, "--no-progress").returncode == 0
 
+    with open(out_dir / "grades.csv", newline="") as handle:  # nothing imported: empty, not a graded 0
+        assert {row["written"] for row in csv.DictReader(handle)} == {""}
     page = run("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir).stdout
     alice = page.split("## student: alice")[1].split("## student:")[0]
     bob = page.split("## student: bob")[1]

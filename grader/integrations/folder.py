@@ -249,9 +249,11 @@ def grades_csv(out: Path, course_policy: Policy | None = None) -> Path:
         by_question = [scaled_or_none(written[qid].get(student), factors.get(qid, 1.0)) for qid in qids]
         hand = sum(p for p in by_question if p is not None)
         cells = ["" if p is None else f"{p:g}" for p in by_question]
+        # Nothing imported for this student yet: empty, not a 0 that reads as a graded zero.
+        hand_cell = "" if all(p is None for p in by_question) else f"{hand:g}"
         score, most = f"{report.score:g}", f"{report.max_score:g}"
         total, total_max = f"{report.score + hand:g}", f"{report.max_score + written_max:g}"
-        row = [score, most, *cells, f"{hand:g}", f"{written_max:g}", total, total_max, "graded"]
+        row = [score, most, *cells, hand_cell, f"{written_max:g}", total, total_max, "graded"]
         writer.writerow([csv_cell(student), *row])
     target = out / "grades.csv"
     write_atomic(target, buffer.getvalue())
