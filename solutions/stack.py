@@ -93,7 +93,7 @@ def ffn_stub(h, w_gate, w_up, w_down):
     ### BEGIN SOLUTION hint: two projections to width H, silu on the gate one, multiply elementwise, project back with w_down
     gate = h @ w_gate  # (..., T, H)
     silu = gate / (1.0 + np.exp(-gate))  # (..., T, H)
-    return (silu * (h @ w_up)) @ w_down  # (..., T, C)
+    return ((silu * (h @ w_up)) @ w_down).astype(h.dtype, copy=False)  # (..., T, C), as h even with float64 weights
     ### END SOLUTION
 
 

@@ -237,6 +237,13 @@ MUTANTS = [
         "check.dtype",
     ),
     (
+        "ffn_computes_in_float64",
+        "stack",
+        "    gate = h @ w_gate  # (..., T, H)",
+        "    h = h.astype(np.float64)\n    gate = h @ w_gate  # (..., T, H)",
+        "check.dtype",
+    ),
+    (
         "attention_not_causal",
         "stack",
         "causal_mean = np.cumsum(h, axis=-2) / counts",

@@ -93,6 +93,23 @@ def test_ffn_stub_swiglu(student: StudentProxy, reference: Reference, rng: np.ra
     )
 
 
+@pytest.mark.points(1)
+def test_ffn_stub_keeps_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
+    """ffn_stub returns the dtype of h: a float32 h with float32 weights gives float32."""
+    h = rng.standard_normal((2, 4, 6)).astype(np.float32)
+    w_gate, w_up = rng.standard_normal((6, 8)).astype(np.float32), rng.standard_normal((6, 8)).astype(np.float32)
+    w_down = rng.standard_normal((8, 6)).astype(np.float32)
+    expect_array(
+        student.ffn_stub(h, w_gate, w_up, w_down),
+        reference.ffn_stub(h, w_gate, w_up, w_down),
+        what="ffn_stub(h, w_gate, w_up, w_down)",
+        hints=[
+            (m.ffn_no_silu(h, w_gate, w_up, w_down), "hint.ffn_no_silu"),
+            (m.ffn_sigmoid(h, w_gate, w_up, w_down), "hint.ffn_sigmoid"),
+        ],
+    )
+
+
 @pytest.mark.points(2)
 def test_token_norm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """token_norm is the per-token Euclidean norm, averaged over every token of a (B, T, C) array."""
