@@ -17,14 +17,18 @@ def copy_solutions(target: Path) -> Path:
     return target
 
 
-def patched(target: Path, module: str, old: str, new: str) -> Path:
-    """Copy the reference and replace ``old`` by ``new`` in one module (``old`` must occur)."""
+def patched(target: Path, module: str, old: str | tuple[str, ...], new: str | tuple[str, ...]) -> Path:
+    """Copy the reference and replace ``old`` by ``new`` in one module (``old`` must occur);
+    tuples of texts make one mistake of several edits, each replaced by its partner."""
     copy_solutions(target)
     path = target / f"{module}.py"
     source = path.read_text()
-    if old not in source:
-        raise AssertionError(f"mutant does not apply: {old!r} not in {module}.py")
-    path.write_text(source.replace(old, new))
+    pairs = zip(old, new, strict=True) if isinstance(old, tuple) else [(old, new)]
+    for before, after in pairs:
+        if before not in source:
+            raise AssertionError(f"mutant does not apply: {before!r} not in {module}.py")
+        source = source.replace(before, after)
+    path.write_text(source)
     return target
 
 

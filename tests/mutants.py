@@ -206,8 +206,12 @@ MUTANTS = [
     (
         "stack_promotes_the_stream",
         "stack",
-        "x = x + sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)",
-        "x = x + sublayer(rmsnorm(x, gain, eps))",
+        # with an FFN that promotes too (float64 weights): the reference's stubs keep h's dtype
+        (
+            "x = x + sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)",
+            "return ((silu * (h @ w_up)) @ w_down).astype(h.dtype, copy=False)",
+        ),
+        ("x = x + sublayer(rmsnorm(x, gain, eps))", "return (silu * (h @ w_up)) @ w_down"),
         "check.dtype",
     ),
     # the stack
@@ -557,8 +561,11 @@ MUTANTS = [
     (
         "post_stack_promotes_the_stream",
         "stack",
-        "x = rmsnorm(x + sublayer(x).astype(x.dtype), gain, eps)  # (..., T, C)",
-        "x = rmsnorm(x + sublayer(x), gain, eps)",
+        (
+            "x = rmsnorm(x + sublayer(x).astype(x.dtype), gain, eps)  # (..., T, C)",
+            "return ((silu * (h @ w_up)) @ w_down).astype(h.dtype, copy=False)",
+        ),
+        ("x = rmsnorm(x + sublayer(x), gain, eps)", "return (silu * (h @ w_up)) @ w_down"),
         "check.dtype",
     ),
     (

@@ -398,10 +398,8 @@ def _set_policy(course: Path, lines: str) -> None:
         handle.write("\n" + lines + "\n")
 
 
-@pytest.fixture(scope="module")
-def late(course):
-    """Alice on time, bob a day late, nbgrader's zero-for-late policy: graded both ways."""
-    base = course.parent / "late"
+def _late_class(course: Path, base: Path) -> Path:
+    """A copy of ``course`` with alice on time, bob a day late and nbgrader's zero-for-late policy."""
     shutil.copytree(course, base)
     for student in os.listdir(base / "submitted"):
         if student not in ("alice", "bob"):
@@ -409,6 +407,13 @@ def late(course):
     (base / "submitted" / "bob" / ASSIGNMENT / "timestamp.txt").write_text("2026-11-21 10:00:00.000000 UTC")
     nbgrader("db", "assignment", "add", ASSIGNMENT, "--duedate", DUE, cwd=base)
     _set_policy(base, 'c.LateSubmissionPlugin.penalty_method = "zero"')
+    return base
+
+
+@pytest.fixture(scope="module")
+def late(course):
+    """Alice on time, bob a day late, nbgrader's zero-for-late policy: graded both ways."""
+    base = _late_class(course, course.parent / "late")
     native = course.parent / "late-native"
     shutil.copytree(base, native)
     nbgrader("autograde", ASSIGNMENT, "--create", cwd=native)
@@ -873,12 +878,12 @@ def test_a_timestamp_that_holds_no_date_is_refused_and_changes_nothing(late, tmp
     assert exported_rows(base)["bob"] == before
 
 
-def test_hand_points_of_a_late_student_follow_the_late_policy(late, tmp_path):
+def test_hand_points_of_a_late_student_follow_the_late_policy(course, tmp_path):
     """Instructor trial 29: under nbgrader's "zero" policy, bob (late) kept the points of a
     written answer imported after autograding (score 2, not 0) until some later re-score; the
     import now runs the late policy on the new score, as the re-score would."""
-    base = tmp_path / "late"
-    shutil.copytree(late[0], base)
+    base = _late_class(course, tmp_path / "late")  # its own: other tests change the late class's terms
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
     before = exported_rows(base)
     page = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", base, cwd=ROOT).stdout
     ticked = page.replace("- [ ] item 1 ", "- [x] item 1 ")
