@@ -476,6 +476,10 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
                 expect_value(named, False, what=f"the placement, in words, in {what}")
     eps = want["eps"]
     numbers = {float(n) for n in EPS_LIKE.findall(note)}
+    # EPS_LIKE finds the small numbers a note may use for an eps; an eps of 1e-3 or more is
+    # written by repr as 0.001 or 0.01, which it does not find: its own repr counts as named.
+    if re.search(rf"(?<![\w.]){re.escape(repr(eps))}(?![\w]|\.\d)", note):
+        numbers.add(eps)
     expect_value(numbers == {eps}, True, what=f"the eps value in {what}")
     expect_value(re.search(rf"\b{want['n_norms']}\b", note) is not None, True, what=f"the number of norms in {what}")
 

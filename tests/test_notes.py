@@ -1,6 +1,8 @@
 """inspect_config's note is judged by what it says, in the words its docstring names, whatever
 their case: a correct note must not lose points to a capital letter or the other spelling."""
 
+import json
+
 import pytest
 
 from grader import course
@@ -199,3 +201,33 @@ def test_five_sentences_still_fail():
     note = _reference_note("qwen3-next-80b-a3b.json") + " Check it twice."
     with pytest.raises(Mismatch):
         expect_note(note, _report("qwen3-next-80b-a3b.json"))
+
+
+def _llama_report(eps: float) -> dict:
+    config = json.loads((course.solutions_dir() / "configs" / "llama-3-8b.json").read_text())
+    config["rms_norm_eps"] = eps
+    return REFERENCE.inspect_config(config)
+
+
+@pytest.mark.parametrize("eps", [1e-3, 2e-3, 1e-2, 0.1, 1e-4, 1e-5])
+def test_an_eps_of_a_thousandth_or_more_written_as_its_repr_is_found(eps):
+    """The docstring asks for repr(eps): 0.001, not 1e-03, for an eps of 1e-3 or more. The
+    reference's own note (and any note writing the eps so) must pass."""
+    report = _llama_report(eps)
+    expect_note(report["note"], report)
+    expect_note(f"Pre-norm RMSNorm, eps={eps!r}. Build 65 norms.", report)
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Pre-norm RMSNorm, eps=0.01. Build 65 norms.",  # another eps
+        "Pre-norm RMSNorm, eps=0.0011. Build 65 norms.",  # 0.001 only as a prefix
+        "Pre-norm RMSNorm, eps=10.001. Build 65 norms.",  # 0.001 only as a suffix
+        "Pre-norm RMSNorm, eps 0.001 or 1e-05. Build 65 norms.",  # two eps values
+        "Pre-norm RMSNorm. Build 65 norms.",  # no eps at all
+    ],
+)
+def test_a_note_without_its_own_eps_of_a_thousandth_still_fails(note):
+    with pytest.raises(Mismatch):
+        expect_note(note, _llama_report(1e-3))
