@@ -67,7 +67,6 @@ NOTHING_HANDED_IN = frozenset(
         "submission.notebook_too_large",
         "submission.file_unreadable",
         "submission.directory_unreadable",
-        "submission.not_read",
     }
 )
 """Notes that say a hand-in held nothing the grader could run."""

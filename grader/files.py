@@ -53,10 +53,11 @@ def read(root: Path, relative: str, limit: int) -> bytes:
             raise Unreadable(f"{relative} cannot be opened as a plain file ({exc.strerror})") from None
     finally:
         os.close(fd)
+    info = os.fstat(file)
+    if not stat.S_ISREG(info.st_mode):  # a folder: fdopen would say "Is a directory: <fd>"
+        os.close(file)
+        raise Unreadable(f"{relative} is not a regular file")
     with os.fdopen(file, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise Unreadable(f"{relative} is not a regular file")
         if info.st_nlink > 1:
             raise Unreadable(f"{relative} has other names (hard links); copy the file instead")
         if info.st_size > limit:

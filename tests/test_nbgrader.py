@@ -10,6 +10,7 @@ ones). The class is graded twice, in two copies of the course: natively with
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -893,3 +894,42 @@ def test_hand_points_of_a_late_student_follow_the_late_policy(course, tmp_path):
     assert float(rows["bob"]["raw_score"]) > float(before["bob"]["raw_score"])  # the hand point counts
     assert float(rows["bob"]["score"]) == 0.0 and float(rows["bob"]["late_submission_penalty"]) > 0
     assert float(rows["alice"]["score"]) == float(rows["alice"]["raw_score"])  # on time: no penalty
+
+
+def test_a_timestamp_or_secret_that_is_no_plain_file_is_refused(course, tmp_path):
+    """Red team 31: a timestamp.txt that was a link, a hard link or padded past 1 KiB was taken
+    as missing (a late student kept every point, nothing said); a secret that was no plain file
+    was dropped and `nbgrader release_feedback` then stopped for the rest of the class; a folder
+    named timestamp.txt was said as "Is a directory: 4". Each is refused and named. An empty
+    timestamp.txt is no time, as nbgrader reads it: graded."""
+    base = tmp_path / "course"
+    shutil.copytree(course, base)
+    alice = base / "submitted" / "alice" / ASSIGNMENT
+    late = "2026-11-21 10:00:00.000000 UTC"
+
+    def student(name: str) -> Path:
+        folder = base / "submitted" / name / ASSIGNMENT
+        shutil.copytree(alice, folder)
+        (folder / "timestamp.txt").unlink()
+        return folder
+
+    (student("t-link") / "when").write_text(late)
+    (base / "submitted" / "t-link" / ASSIGNMENT / "timestamp.txt").symlink_to("when")
+    hard = student("t-hard")
+    (hard / "when").write_text(late)
+    os.link(hard / "when", hard / "timestamp.txt")
+    (student("t-padded") / "timestamp.txt").write_text(late + " " * 2000)
+    (student("t-folder") / "timestamp.txt").mkdir()
+    secret = student("t-secret")
+    (secret / "timestamp.txt").write_text(late)
+    (secret / "elsewhere").write_text("0123456789abcdef")
+    (secret / "submission_secret.txt").symlink_to("elsewhere")
+    (student("t-empty") / "timestamp.txt").write_text("  \n")
+    argv = (sys.executable, "-m", "grader", "autograde", ASSIGNMENT, "--course-dir", base, "--no-progress")
+    out = run(*argv, cwd=ROOT, check=False)
+    assert out.returncode == 3
+    refused = {line.split()[0]: line for line in out.stderr.splitlines() if "NOT GRADED" in line}
+    assert set(refused) == {"t-link", "t-hard", "t-padded", "t-folder", "t-secret"}, out.stderr
+    assert "timestamp.txt" in refused["t-folder"] and "Is a directory" not in refused["t-folder"]
+    assert "submission_secret.txt" in refused["t-secret"] and "hard links" in refused["t-hard"]
+    assert re.search(r"^t-empty\s+\d+/\d+$", out.stdout, re.M), out.stdout  # graded, no penalty

@@ -107,7 +107,16 @@ class NbgraderCourse:
             # A notebook that is there but cannot be read (too large, a link) is not a zero: the
             # student handed in work. Not graded, said on the console, graded once it is fixed.
             return Refused(student, f"{clean_text(name or '')[:60]} cannot be read ({exc})")
-        stamp = self._read(f"{folder}/timestamp.txt", TIMESTAMP_BYTES, notes) if "timestamp.txt" in inside else None
+        try:
+            stamp = self._beside(folder, inside, "timestamp.txt", TIMESTAMP_BYTES)
+            secret = self._beside(folder, inside, SECRET, SECRET_BYTES)
+        except files.Unreadable as exc:
+            # The late policy needs the hand-in time (taken as missing, a link or a padded file
+            # undid a penalty), and nbgrader's release_feedback the secret (without it, it stops
+            # for every student after this one): refused and said, never guessed.
+            return Refused(student, f"{exc}; make it a plain file and run again")
+        if stamp is not None and not stamp.strip():
+            stamp = None  # an empty timestamp.txt is none, as nbgrader reads it
         timestamp = _timestamp(stamp)
         if stamp is not None and timestamp is None:
             # Graded without it, the late policy would use the time stored before (or none): a
@@ -125,17 +134,14 @@ class NbgraderCourse:
             path = self.staging / student / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-            secret = self._read(f"{folder}/{SECRET}", SECRET_BYTES, notes) if SECRET in inside else None
             if secret is not None:
                 (path.parent / SECRET).write_bytes(secret)
         return Submitted(student, path, key, tuple(notes), timestamp)
 
-    def _read(self, relative: str, limit: int, notes: list[Message]) -> bytes | None:
-        try:
-            return files.read(self.root, relative, limit)
-        except files.Unreadable as exc:
-            notes.append(Message("submission.not_read", {"path": relative.rsplit("/", 1)[-1], "reason": str(exc)}))
-            return None
+    def _beside(self, folder: str, inside: dict[str, str], name: str, limit: int) -> bytes | None:
+        """The file ``name`` beside the notebook, None when there is none; raises
+        :class:`files.Unreadable` when it is there but not a plain file within ``limit``."""
+        return files.read(self.root, f"{folder}/{name}", limit) if name in inside else None
 
 
 def _write_readable(path: Path, text: str) -> None:
