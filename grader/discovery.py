@@ -36,7 +36,7 @@ def points(marks: list[Any]) -> float:
 
 def seed(module: str, test: str) -> int:
     """A test's random seed, from its file's stem and its name only: the same on every
-    machine and on every path (``test_rmsnorm`` + ``test_zero_vector``)."""
+    machine and on every path (``test_rmsnorm`` + ``test_rmsnorm_small_example``)."""
     return zlib.crc32(f"{module}::{test}".encode())
 
 

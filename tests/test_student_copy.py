@@ -98,3 +98,19 @@ def test_the_installed_copy_names_no_hidden_test_and_holds_no_answer_key(install
     }
     found = [(name, key) for name, text in checker.items() for key in keys if key in text and key not in exercises]
     assert found == []
+    # Red team 31: the class benchmark shipped a working rmsnorm, and a docstring a hidden test's name.
+    from grader import stubs
+
+    solution = {
+        line
+        for path in course.solutions_dir().glob("*.py")
+        for line in stubs.solution_lines(path.read_text())
+        if len(line) >= 25 and line not in exercises
+    }
+    hidden_names = {n for n in re.findall(r"^def (test_\w+)", _suite_text(), re.M) if n not in exercises}
+    leaks = [(name, line) for name, text in checker.items() for line in solution | hidden_names if line in text]
+    assert leaks == []
+
+
+def _suite_text() -> str:
+    return "\n".join(p.read_text() for p in course.suites_dir().glob("test_*.py"))

@@ -21,8 +21,9 @@ from grader.report import jinja
 ROOT = "normlab-student"
 # Never in a student's hands: hidden tests, rubrics (answer keys), the reference solutions.
 EXCLUDED_PARTS = {"suites", "_course", "__pycache__"}
-EXCLUDED_FILES = {"questions.toml", "descriptions.toml"}
-"""Written into the zip in part or not at all (see :func:`public_descriptions`)."""
+EXCLUDED_FILES = {"questions.toml", "descriptions.toml", "classbench.py"}
+"""Written into the zip in part (:func:`public_descriptions`) or not at all: the class benchmark
+builds its class from a working rmsnorm and a snippet that defeats nbgrader's own path."""
 
 
 def _grader_files() -> list[tuple[Path, str]]:
