@@ -933,3 +933,33 @@ def test_a_timestamp_or_secret_that_is_no_plain_file_is_refused(course, tmp_path
     assert "timestamp.txt" in refused["t-folder"] and "Is a directory" not in refused["t-folder"]
     assert "submission_secret.txt" in refused["t-secret"] and "hard links" in refused["t-hard"]
     assert re.search(r"^t-empty\s+\d+/\d+$", out.stdout, re.M), out.stdout  # graded, no penalty
+
+
+def _graded_notebook(points: float) -> dict:
+    """A notebook nbgrader grades: one autograded test cell worth ``points`` (none: no grade cell)."""
+    meta = {"grade": True, "grade_id": "extra-test", "points": points, "solution": False, "locked": True}
+    cell = {"cell_type": "code", "execution_count": None, "outputs": [], "source": "assert True"}
+    cell["metadata"] = {"nbgrader": {**meta, "schema_version": 3}} if points else {}
+    return {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def test_a_second_notebook_in_the_assignment_is_never_dropped_in_silence(course, tmp_path):
+    """Red team 31: normlab took the first notebook of release/<a>/ by name: a second graded
+    notebook after lab.ipynb lost its points in silence (286 where nbgrader gave 291), and one
+    before it (README.ipynb) was compared with the policy. The lab is lab.ipynb; another notebook
+    with grade cells is refused (exit 2) before anyone is graded; one without is left alone."""
+    readme = tmp_path / "readme"
+    shutil.copytree(course, readme)
+    save(_graded_notebook(0), readme / "source" / ASSIGNMENT / "README.ipynb")
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=readme)
+    assert (readme / "release" / ASSIGNMENT / "README.ipynb").exists()
+    normlab("autograde", ASSIGNMENT, "--course-dir", readme, "--no-progress", "--student", "alice", cwd=ROOT)
+    assert exported(readme)["alice"] == auto_points(readme)
+    extra = tmp_path / "extra"
+    shutil.copytree(course, extra)
+    save(_graded_notebook(5), extra / "source" / ASSIGNMENT / "zz.ipynb")
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=extra)
+    argv = (sys.executable, "-m", "grader", "autograde", ASSIGNMENT, "--course-dir", extra, "--no-progress")
+    out = run(*argv, cwd=ROOT, check=False)
+    assert out.returncode == 2 and "does not grade (zz)" in out.stderr, out.stdout + out.stderr
+    assert not (extra / "autograded").exists()

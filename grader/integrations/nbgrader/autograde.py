@@ -55,7 +55,15 @@ class NbgraderCourse:
         return self.root / "normlab" / self.assignment
 
     def released_notebook(self) -> Path:
+        """The notebook normlab released (``lab.ipynb``), or the one notebook of the release."""
+        from grader.integrations.nbgrader.release import NOTEBOOK
+
         found = sorted((self.root / "release" / self.assignment).glob("*.ipynb"))
+        ours = [path for path in found if path.name == f"{NOTEBOOK}.ipynb"]
+        if not ours and len(found) > 1:  # which one is the lab is not for normlab to guess
+            names = ", ".join(path.name for path in found)
+            raise SettingsError(f"release/{self.assignment}/ holds several notebooks ({names}) and none is lab.ipynb")
+        found = ours or found
         if not found:
             raise SettingsError(  # a name mistyped or the course not released: exit 2, not "regrade later"
                 f"no released notebook in release/{self.assignment}/: run `nbgrader generate_assignment "

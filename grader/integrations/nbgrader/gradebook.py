@@ -184,6 +184,11 @@ class ClassGradebook:
                 f"the gradebook's assignment {assignment!r} has no notebook {notebook!r} with grade cells "
                 f"(an assignment added with `nbgrader db assignment add` has none): {hint}; nothing was graded"
             )
+        if others := sorted(names - {notebook}):  # their points would stay 0 without a word
+            raise SettingsError(
+                f"the assignment {assignment!r} also has notebooks normlab does not grade ({', '.join(others)}), "
+                f"with grade cells of their own: give them an assignment of their own; nothing was graded"
+            )
 
     def _cells_of(self, assignment: str, submission: Any) -> dict[str, tuple[str, float | None]]:
         """The assignment's grade and task cells (the same for every student of the run)."""
