@@ -963,3 +963,35 @@ def test_a_second_notebook_in_the_assignment_is_never_dropped_in_silence(course,
     out = run(*argv, cwd=ROOT, check=False)
     assert out.returncode == 2 and "does not grade (zz)" in out.stderr, out.stdout + out.stderr
     assert not (extra / "autograded").exists()
+
+
+def test_a_page_exported_before_a_student_handed_in_again_is_refused(secure, tmp_path):
+    """Red team 31: alice's answer changed (handed in again, graded) after q1's page was
+    exported; importing the old page gave the new answer the old points, even a blank one, and
+    cleared formgrader's "needs grading". Refused, nothing imported; a page exported again works."""
+    course = tmp_path / "course"
+    shutil.copytree(secure[0], course)
+    page = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", course, cwd=ROOT).stdout
+    (tmp_path / "q1.md").write_text(_tick_alice(page))
+    path = course / "submitted" / "alice" / ASSIGNMENT / "lab.ipynb"
+    nb = load(path)
+    nb["cells"][cell_index(nb, "q1-answer")]["source"] = "A new answer, written after the page was exported."
+    save(nb, path)
+    normlab("autograde", ASSIGNMENT, "--course-dir", course, "--no-progress", cwd=ROOT)
+    argv = (sys.executable, "-m", "grader", "written", "import", tmp_path / "q1.md", "--course-dir", course)
+    refused = run(*argv, cwd=ROOT, check=False)
+    assert refused.returncode == 2 and "alice" in refused.stderr and "changed since" in refused.stderr
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_grade("q1-answer", "lab", ASSIGNMENT, "alice").manual_score is None
+    again = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", course, cwd=ROOT).stdout
+    assert "A new answer, written after" in again
+    (tmp_path / "q1.md").write_text(_tick_alice(again))
+    normlab("written", "import", tmp_path / "q1.md", "--course-dir", course, cwd=ROOT)
+
+
+def _tick_alice(page: str) -> str:
+    """The page with item 1 ticked in alice's section only (she comes first)."""
+    alice = page.split("## student: alice")[1].split("## student:")[0]
+    return page.replace(alice, alice.replace("- [ ] item 1 ", "- [x] item 1 "), 1)

@@ -237,11 +237,29 @@ def _section(assignment: str, qid: str, student: str, body: str, items: int) -> 
     return Marked(student, tuple(ticked), 0.0, digest)
 
 
+def _refuse_stale(course_dir: Path, assignment: str, qid: str, marked: list[Marked]) -> None:
+    """Refuse a page whose answers are no longer the students' (handed in again since it was
+    exported): its points would go to an answer nobody read, a blank one too."""
+    notebooks = _notebooks(course_dir, assignment)
+    stale = [
+        entry.student
+        for entry in marked
+        if entry.student in notebooks
+        and answer_digest(assignment, qid, entry.student, _answer(notebooks[entry.student], qid)) != entry.digest
+    ]
+    if stale:
+        raise GraderFault(
+            f"nothing was imported: the answer of {', '.join(stale)} changed since the page was exported "
+            f"(handed in again); export {qid} again and grade the new answer"
+        )
+
+
 def import_page(course_dir: Path, text: str) -> list[Marked]:
     """Write a marked page's points into the gradebook as manual scores; return what was written."""
     from nbgrader.api import Gradebook, MissingEntry
 
     assignment, qid, marked = read_page(text)
+    _refuse_stale(course_dir, assignment, qid, marked)
     written = questions.load().question(qid).written
     factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
     marked = [replace(entry, points=scaled(entry.points, factor)) for entry in marked]
