@@ -96,6 +96,11 @@ class Publisher(Protocol):
         policy); when it changes, the stored report is published again, not graded again."""
         ...
 
+    def is_published(self, student: str) -> bool:
+        """Whether what was published for a done student is still there (a gradebook made
+        anew, a student removed from it, a feedback page deleted: published again)."""
+        ...
+
 
 class State(Enum):
     GRADED = "graded"
@@ -283,7 +288,7 @@ def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
         key = run.scoring_key(submitted)
         scored = run._scored(submitted.student)
         stored_key, _, penalty = (scored.read_text(encoding="utf-8") if scored.is_file() else "").partition("\n")
-        if stored_key == key:  # never empty: a missing marker never matches
+        if stored_key == key and run.publisher.is_published(submitted.student):  # a missing marker never matches
             kept = load_report(run._report(submitted.student), submitted.key)
             kept = None if kept is None else run.counted(kept)
             score, most = (kept.score, kept.max_score) if kept is not None else (None, None)

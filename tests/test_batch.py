@@ -248,3 +248,23 @@ def test_a_new_grader_grades_a_done_class_again(tmp_path, monkeypatch):
     assert classgrade.grading_identity() == classgrade.grading_identity()  # stable within one install
     monkeypatch.setattr(classgrade, "grading_identity", lambda: "another grader")
     assert [o.state for o in grade_class(run)] == [State.GRADED]
+
+
+def test_a_deleted_feedback_page_is_published_again_without_grading(tmp_path):
+    """A done student whose published page is gone is published again from the stored report
+    (as one missing from an nbgrader gradebook is, red team 31), not left "unchanged"."""
+    from grader.classgrade import ClassRun, State, grade_class
+    from grader.integrations.folder import FolderClass, FolderPublisher
+    from grader.runner import Options
+
+    handed_in = tmp_path / "handed-in"
+    handed_in.mkdir()
+    for name in ("ana", "bea"):
+        (handed_in / f"{name}.py").write_text("import numpy as np\n")
+    source = FolderClass(handed_in, tmp_path / "out")
+    run = ClassRun(source, FolderPublisher(source, "en"), Options(suites=("public",)), progress=False)
+    list(grade_class(run))
+    (tmp_path / "out" / "feedback" / "ana.html").unlink()
+    again = {o.student: o.state for o in grade_class(run)}
+    assert again == {"ana": State.RESCORED, "bea": State.UNCHANGED}
+    assert (tmp_path / "out" / "feedback" / "ana.html").is_file()

@@ -995,3 +995,21 @@ def _tick_alice(page: str) -> str:
     """The page with item 1 ticked in alice's section only (she comes first)."""
     alice = page.split("## student: alice")[1].split("## student:")[0]
     return page.replace(alice, alice.replace("- [ ] item 1 ", "- [x] item 1 "), 1)
+
+
+def test_students_missing_from_the_gradebook_are_published_again(secure, tmp_path):
+    """Red team 31: after the gradebook was made anew (or a student removed from it), every
+    student was "graded before", exit 0, and `nbgrader export` held none of them. A done student
+    missing from the gradebook is published again from the stored report, without grading."""
+    course, before, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    (copy / "gradebook.db").unlink()
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=copy)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded" in out and f"{len(before)} re-scored" in out, out
+    assert exported(copy) == before
+    nbgrader("db", "student", "remove", "bob", "--force", cwd=copy)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded" in out and "1 re-scored" in out, out
+    assert exported(copy) == before

@@ -151,6 +151,9 @@ class FolderPublisher:
     def scoring_key(self, submitted: Submitted) -> str:
         return ""  # no due date or late policy here: a score is its verdicts
 
+    def is_published(self, student: str) -> bool:
+        return (self.course.out / "feedback" / f"{student}.html").is_file()
+
     def publish(self, submitted: Submitted, report: Report) -> float:
         page = feedback_html(report, student=submitted.student, assignment=self.course.root.name, lang=self.lang)
         target = self.course.out / "feedback" / f"{submitted.student}.html"

@@ -202,13 +202,17 @@ class NbgraderPublisher:
         self.gradebook = gradebook.ClassGradebook(self.config)
         try:
             self.gradebook.check_released(self.course.assignment, self.released_path.stem)
-            self.terms, self.extensions = self.gradebook.scoring_state(self.course.assignment)
+            self.terms, self.extensions, self.in_gradebook = self.gradebook.scoring_state(self.course.assignment)
         except BaseException:
             self.gradebook.close()
             raise
 
     def close(self) -> None:
         self.gradebook.close()
+
+    def is_published(self, student: str) -> bool:
+        """The student has a submission in the gradebook (as this run found it)."""
+        return student in self.in_gradebook
 
     def scoring_key(self, submitted: Submitted) -> str:
         """The due date, the late policy, this student's extension and hand-in time."""

@@ -141,9 +141,11 @@ class ClassGradebook:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def scoring_state(self, assignment: str) -> tuple[str, dict[str, str]]:
+    def scoring_state(self, assignment: str) -> tuple[str, dict[str, str], set[str]]:
         """What scores depend on beyond the verdicts: the assignment's due date and the course's
-        late policy (one text for the class), and each student's extension. A change re-scores."""
+        late policy (one text for the class), and each student's extension. A change re-scores.
+        And the students with a submission in the gradebook: one done but missing from it (a
+        gradebook made anew, a student removed) is published again."""
         from nbgrader.api import MissingEntry
 
         policy = {
@@ -156,9 +158,10 @@ class ClassGradebook:
                 stored = self.gb.find_assignment(assignment)
                 # No extension reads the same before a student's first grading and after it.
                 extensions = {s.student.id: repr(s.extension) for s in stored.submissions if s.extension is not None}
-                return repr((policy, repr(stored.duedate))), extensions
+                present = {s.student.id for s in stored.submissions}
+                return repr((policy, repr(stored.duedate))), extensions, present
             except MissingEntry:
-                return repr(policy), {}
+                return repr(policy), {}, set()
             finally:
                 self.gb.db.rollback()  # the read ends here: no transaction stays open until the first student
 
