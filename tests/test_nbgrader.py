@@ -1013,3 +1013,11 @@ def test_students_missing_from_the_gradebook_are_published_again(secure, tmp_pat
     out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT).stdout
     assert "0 graded" in out and "1 re-scored" in out, out
     assert exported(copy) == before
+
+
+def test_a_written_page_of_a_mistyped_assignment_is_a_usage_error(secure, tmp_path):
+    """Red team 31: `written export normlb q1` printed an empty page (nobody answered), exit 0."""
+    for course_dir in (secure[0], tmp_path):
+        argv = (sys.executable, "-m", "grader", "written", "export", "normlb", "q1", "--course-dir", course_dir)
+        out = run(*argv, cwd=ROOT, check=False)
+        assert out.returncode == 2 and "release/normlb/" in out.stderr and "## student" not in out.stdout

@@ -113,6 +113,8 @@ def export_page(course_dir: Path, assignment: str, qid: str, ungraded: bool = Fa
     """All the class's answers to one question on one page, the rubric items as checkboxes,
     each hand grade given earlier said under its answer; ``ungraded``: only the answers with
     none (or whose answer changed since)."""
+    if not (course_dir / "release" / assignment).is_dir():  # a typo must not read "nobody answered"
+        raise GraderFault(f"no release/{assignment}/ in {course_dir}: check the assignment's name and --course-dir")
     answers = {student: _answer(path, qid) for student, path in _notebooks(course_dir, assignment).items()}
     written = questions.load().question(qid).written
     factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
