@@ -1021,3 +1021,15 @@ def test_a_written_page_of_a_mistyped_assignment_is_a_usage_error(secure, tmp_pa
         argv = (sys.executable, "-m", "grader", "written", "export", "normlb", "q1", "--course-dir", course_dir)
         out = run(*argv, cwd=ROOT, check=False)
         assert out.returncode == 2 and "release/normlb/" in out.stderr and "## student" not in out.stdout
+
+
+def test_a_late_policy_that_cannot_load_is_refused_before_grading(course, tmp_path):
+    """Red team 31: a plugin class that does not import failed every student, one by one, as a
+    grader fault (exit 3); it is the course's setting: refused first, exit 2, nothing graded."""
+    base = tmp_path / "course"
+    shutil.copytree(course, base)
+    _set_policy(base, 'c.AssignLatePenalties.plugin_class = "latepolicy.Nope"')
+    argv = (sys.executable, "-m", "grader", "autograde", ASSIGNMENT, "--course-dir", base, "--no-progress")
+    out = run(*argv, cwd=ROOT, check=False)
+    assert out.returncode == 2 and "late policy cannot be loaded" in out.stderr, out.stdout + out.stderr
+    assert not (base / "autograded").exists()

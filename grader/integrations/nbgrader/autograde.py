@@ -198,6 +198,7 @@ class NbgraderPublisher:
                 f"{self.course.assignment}`); normlab autograde then re-scores every student without grading again"
             )
         self.config = gradebook.course_config(self.course.root)
+        gradebook.check_late_policy(self.config)
         # One gradebook for the run (see ClassGradebook); ``close`` ends it.
         self.gradebook = gradebook.ClassGradebook(self.config)
         try:

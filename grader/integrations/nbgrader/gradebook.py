@@ -300,6 +300,20 @@ def _set_grades(
                 grade.needs_manual_grade = name in answered and fresh and worth
 
 
+def check_late_policy(config: CourseConfig) -> None:
+    """Refuse, before anyone is graded, a late policy nbgrader cannot load (a plugin class that
+    does not import): otherwise every student fails on it, one by one, as a grader fault."""
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    try:
+        AssignLatePenalties(config=config.config).init_plugin()
+    except Exception as exc:
+        raise SettingsError(
+            f"the course's late policy cannot be loaded ({type(exc).__name__}: {exc}); "
+            "check c.AssignLatePenalties.plugin_class in nbgrader_config.py"
+        ) from None
+
+
 def apply_late_penalty(gb: Any, config: CourseConfig, assignment: str, student: str) -> float:
     """nbgrader's own late policy on one submission: its ``AssignLatePenalties`` preprocessor,
     configured from the course (``c.AssignLatePenalties.plugin_class``,
