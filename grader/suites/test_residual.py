@@ -202,24 +202,24 @@ def test_postnorm_block_passes_eps_to_the_norm(
 @pytest.mark.points(1)
 def test_block_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """block called without eps uses the documented default, 1e-6."""
-    x, gamma = _stream(rng, (4, 8), scale=0.002)
-    sub = Sublayer("linear", w=_weights(rng, 8))
-    expect_array(
-        student.block(x, sub, gamma),
-        reference.block(x, sub, gamma),
-        what="block(x, sublayer, gamma)",
-        hints=m.block_hints(x, sub.build(), gamma, EPS),
-    )
+    _check_default_eps(student, reference, rng, "block", m.block_hints)
 
 
 @pytest.mark.points(1)
 def test_postnorm_block_default_eps(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
     """postnorm_block called without eps uses the documented default, 1e-6."""
+    _check_default_eps(student, reference, rng, "postnorm_block", m.postnorm_hints)
+
+
+def _check_default_eps(
+    student: StudentProxy, reference: Reference, rng: np.random.Generator, name: str, hints: Any
+) -> None:
+    """``name(x, sublayer, gamma)`` without eps, on a stream small enough for eps to matter."""
     x, gamma = _stream(rng, (4, 8), scale=0.002)
     sub = Sublayer("linear", w=_weights(rng, 8))
     expect_array(
-        student.postnorm_block(x, sub, gamma),
-        reference.postnorm_block(x, sub, gamma),
-        what="postnorm_block(x, sublayer, gamma)",
-        hints=m.postnorm_hints(x, sub.build(), gamma, EPS),
+        getattr(student, name)(x, sub, gamma),
+        getattr(reference, name)(x, sub, gamma),
+        what=f"{name}(x, sublayer, gamma)",
+        hints=hints(x, sub.build(), gamma, EPS),
     )

@@ -82,15 +82,7 @@ def test_ffn_stub_swiglu(student: StudentProxy, reference: Reference, rng: np.ra
     """ffn_stub computes (silu(h @ w_gate) * (h @ w_up)) @ w_down, position by position."""
     h = rng.standard_normal((2, 5, 6))
     w_gate, w_up, w_down = rng.standard_normal((6, 10)), rng.standard_normal((6, 10)), rng.standard_normal((10, 6))
-    expect_array(
-        student.ffn_stub(h, w_gate, w_up, w_down),
-        reference.ffn_stub(h, w_gate, w_up, w_down),
-        what="ffn_stub(h, w_gate, w_up, w_down)",
-        hints=[
-            (m.ffn_no_silu(h, w_gate, w_up, w_down), "hint.ffn_no_silu"),
-            (m.ffn_sigmoid(h, w_gate, w_up, w_down), "hint.ffn_sigmoid"),
-        ],
-    )
+    _check_ffn(student, reference, h, w_gate, w_up, w_down)
 
 
 @pytest.mark.points(1)
@@ -98,15 +90,15 @@ def test_ffn_stub_keeps_float32(student: StudentProxy, reference: Reference, rng
     """ffn_stub returns the dtype of h: a float32 h with float32 weights gives float32."""
     h = rng.standard_normal((2, 4, 6)).astype(np.float32)
     w_gate, w_up = rng.standard_normal((6, 8)).astype(np.float32), rng.standard_normal((6, 8)).astype(np.float32)
-    w_down = rng.standard_normal((8, 6)).astype(np.float32)
+    _check_ffn(student, reference, h, w_gate, w_up, rng.standard_normal((8, 6)).astype(np.float32))
+
+
+def _check_ffn(student: StudentProxy, reference: Reference, h: Any, *weights: Any) -> None:
     expect_array(
-        student.ffn_stub(h, w_gate, w_up, w_down),
-        reference.ffn_stub(h, w_gate, w_up, w_down),
+        student.ffn_stub(h, *weights),
+        reference.ffn_stub(h, *weights),
         what="ffn_stub(h, w_gate, w_up, w_down)",
-        hints=[
-            (m.ffn_no_silu(h, w_gate, w_up, w_down), "hint.ffn_no_silu"),
-            (m.ffn_sigmoid(h, w_gate, w_up, w_down), "hint.ffn_sigmoid"),
-        ],
+        hints=[(m.ffn_no_silu(h, *weights), "hint.ffn_no_silu"), (m.ffn_sigmoid(h, *weights), "hint.ffn_sigmoid")],
     )
 
 
