@@ -925,6 +925,7 @@ def test_a_timestamp_or_secret_that_is_no_plain_file_is_refused(course, tmp_path
     (secret / "elsewhere").write_text("0123456789abcdef")
     (secret / "submission_secret.txt").symlink_to("elsewhere")
     (student("t-empty") / "timestamp.txt").write_text("  \n")
+    (student("t-nbsp") / "timestamp.txt").write_text("\u00a0\n", encoding="utf-8")  # str.strip's whitespace too
     argv = (sys.executable, "-m", "grader", "autograde", ASSIGNMENT, "--course-dir", base, "--no-progress")
     out = run(*argv, cwd=ROOT, check=False)
     assert out.returncode == 3
@@ -932,7 +933,8 @@ def test_a_timestamp_or_secret_that_is_no_plain_file_is_refused(course, tmp_path
     assert set(refused) == {"t-link", "t-hard", "t-padded", "t-folder", "t-secret"}, out.stderr
     assert "timestamp.txt" in refused["t-folder"] and "Is a directory" not in refused["t-folder"]
     assert "submission_secret.txt" in refused["t-secret"] and "hard links" in refused["t-hard"]
-    assert re.search(r"^t-empty\s+\d+/\d+$", out.stdout, re.M), out.stdout  # graded, no penalty
+    for blank in ("t-empty", "t-nbsp"):  # graded, no penalty
+        assert re.search(rf"^{blank}\s+\d+/\d+$", out.stdout, re.M), out.stdout
 
 
 def _graded_notebook(points: float) -> dict:
@@ -1033,3 +1035,58 @@ def test_a_late_policy_that_cannot_load_is_refused_before_grading(course, tmp_pa
     out = run(*argv, cwd=ROOT, check=False)
     assert out.returncode == 2 and "late policy cannot be loaded" in out.stderr, out.stdout + out.stderr
     assert not (base / "autograded").exists()
+
+
+def test_a_hand_grade_whose_answer_was_blanked_is_asked_for_again(secure, tmp_path):
+    """Red team 32: alice's q1 answer got 2 hand points, then she handed in again with it blank:
+    the points stayed, unflagged (formgrader and `--ungraded` left her out). As nbgrader does,
+    the hand grade is asked for again."""
+    course = tmp_path / "course"
+    shutil.copytree(secure[0], course)
+    page = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", course, cwd=ROOT).stdout
+    (tmp_path / "q1.md").write_text(_tick_alice(page))
+    normlab("written", "import", tmp_path / "q1.md", "--course-dir", course, cwd=ROOT)
+    path = course / "submitted" / "alice" / ASSIGNMENT / "lab.ipynb"
+    nb = load(path)
+    nb["cells"][cell_index(nb, "q1-answer")]["source"] = "YOUR ANSWER HERE"
+    save(nb, path)
+    normlab("autograde", ASSIGNMENT, "--course-dir", course, "--no-progress", cwd=ROOT)
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_grade("q1-answer", "lab", ASSIGNMENT, "alice").needs_manual_grade
+    rest = normlab("written", "export", ASSIGNMENT, "q1", "--ungraded", "--course-dir", course, cwd=ROOT).stdout
+    assert "## student: alice" in rest
+
+
+def test_a_second_notebook_with_task_cells_only_is_refused_too(course, tmp_path):
+    """Red team 32: a second notebook whose points are in a task cell (graded by hand) passed
+    the check that looked for grade cells only; its 5 points were zeroed in silence."""
+    extra = tmp_path / "extra"
+    shutil.copytree(course, extra)
+    task = {"task": True, "grade_id": "extra-task", "points": 5, "solution": False, "grade": False, "locked": True}
+    cell = {"cell_type": "markdown", "source": "Describe it.", "metadata": {"nbgrader": {**task, "schema_version": 3}}}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    save(notebook, extra / "source" / ASSIGNMENT / "zz.ipynb")
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=extra)
+    argv = (sys.executable, "-m", "grader", "autograde", ASSIGNMENT, "--course-dir", extra, "--no-progress")
+    out = run(*argv, cwd=ROOT, check=False)
+    assert out.returncode == 2 and "does not grade (zz)" in out.stderr, out.stdout + out.stderr
+
+
+def test_written_pages_follow_the_released_notebook_s_name(course, tmp_path):
+    """Red team 32: a lab released as Lab.ipynb was graded, but `written export` looked for
+    lab.ipynb only and printed a page with no student (nobody answered), exit 0."""
+    base = tmp_path / "course"
+    shutil.copytree(course, base)
+    (base / "source" / ASSIGNMENT / "lab.ipynb").rename(base / "source" / ASSIGNMENT / "Lab.ipynb")
+    shutil.rmtree(base / "release")
+    (base / "gradebook.db").unlink()
+    nbgrader("generate_assignment", ASSIGNMENT, cwd=base)
+    for folder in (base / "submitted").iterdir():
+        lab = folder / ASSIGNMENT / "lab.ipynb"
+        if lab.exists():
+            lab.rename(lab.with_name("Lab.ipynb"))
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", "--student", "alice", cwd=ROOT)
+    page = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", base, cwd=ROOT).stdout
+    assert "## student: alice" in page

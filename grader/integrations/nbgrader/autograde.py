@@ -38,6 +38,24 @@ STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
 TIMESTAMP_BYTES = 1024
 
 
+def released_notebook(root: Path, assignment: str) -> Path:
+    """The notebook normlab released (``lab.ipynb``), or the one notebook of the release."""
+    from grader.integrations.nbgrader.release import NOTEBOOK
+
+    found = sorted((root / "release" / assignment).glob("*.ipynb"))
+    ours = [path for path in found if path.name == f"{NOTEBOOK}.ipynb"]
+    if not ours and len(found) > 1:  # which one is the lab is not for normlab to guess
+        names = ", ".join(path.name for path in found)
+        raise SettingsError(f"release/{assignment}/ holds several notebooks ({names}) and none is lab.ipynb")
+    found = ours or found
+    if not found:
+        raise SettingsError(  # a name mistyped or the course not released: exit 2, not "regrade later"
+            f"no released notebook in release/{assignment}/: run `nbgrader generate_assignment "
+            f"{assignment}` in {root} first (or check the assignment's name and --course-dir)"
+        )
+    return found[0]
+
+
 @dataclass(frozen=True)
 class NbgraderCourse:
     """An nbgrader course directory and one of its assignments, as a class-grading source.
@@ -55,21 +73,7 @@ class NbgraderCourse:
         return self.root / "normlab" / self.assignment
 
     def released_notebook(self) -> Path:
-        """The notebook normlab released (``lab.ipynb``), or the one notebook of the release."""
-        from grader.integrations.nbgrader.release import NOTEBOOK
-
-        found = sorted((self.root / "release" / self.assignment).glob("*.ipynb"))
-        ours = [path for path in found if path.name == f"{NOTEBOOK}.ipynb"]
-        if not ours and len(found) > 1:  # which one is the lab is not for normlab to guess
-            names = ", ".join(path.name for path in found)
-            raise SettingsError(f"release/{self.assignment}/ holds several notebooks ({names}) and none is lab.ipynb")
-        found = ours or found
-        if not found:
-            raise SettingsError(  # a name mistyped or the course not released: exit 2, not "regrade later"
-                f"no released notebook in release/{self.assignment}/: run `nbgrader generate_assignment "
-                f"{self.assignment}` in {self.root} first (or check the assignment's name and --course-dir)"
-            )
-        return found[0]
+        return released_notebook(self.root, self.assignment)
 
     def submissions(self, only: frozenset[str] = frozenset()) -> Iterator[Submitted | Refused]:
         expected = self.released_notebook().name
@@ -123,7 +127,7 @@ class NbgraderCourse:
             # undid a penalty), and nbgrader's release_feedback the secret (without it, it stops
             # for every student after this one): refused and said, never guessed.
             return Refused(student, f"{exc}; make it a plain file and run again")
-        if stamp is not None and not stamp.strip():
+        if stamp is not None and not stamp.decode("utf-8", "replace").strip():
             stamp = None  # an empty timestamp.txt is none, as nbgrader reads it
         timestamp = _timestamp(stamp)
         if stamp is not None and timestamp is None:

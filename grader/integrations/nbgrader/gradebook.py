@@ -178,6 +178,7 @@ class ClassGradebook:
             try:
                 stored = self.gb.find_assignment(assignment)
                 names = {nb.name for nb in stored.notebooks if nb.grade_cells}
+                graded = {nb.name for nb in stored.notebooks if nb.grade_cells or nb.task_cells}
             except MissingEntry:
                 raise SettingsError(f"assignment {assignment!r} is not in the gradebook: {hint}") from None
             finally:
@@ -187,10 +188,10 @@ class ClassGradebook:
                 f"the gradebook's assignment {assignment!r} has no notebook {notebook!r} with grade cells "
                 f"(an assignment added with `nbgrader db assignment add` has none): {hint}; nothing was graded"
             )
-        if others := sorted(names - {notebook}):  # their points would stay 0 without a word
+        if others := sorted(graded - {notebook}):  # their points would stay 0 without a word
             raise SettingsError(
                 f"the assignment {assignment!r} also has notebooks normlab does not grade ({', '.join(others)}), "
-                f"with grade cells of their own: give them an assignment of their own; nothing was graded"
+                f"with grade or task cells of their own: give them an assignment of their own; nothing was graded"
             )
 
     def _cells_of(self, assignment: str, submission: Any) -> dict[str, tuple[str, float | None]]:
@@ -297,7 +298,10 @@ def _set_grades(
                 # (a 0-point answer, a question the course's policy dropped, is not asked for)
                 worth = most is None or float(most) > 0
                 fresh = grade.manual_score is None or name in changed
-                grade.needs_manual_grade = name in answered and fresh and worth
+                # A hand grade whose answer changed is asked for again, even if the new answer is
+                # blank (its old points still count until then), as nbgrader's autograde does.
+                regrade = name in changed and grade.manual_score is not None
+                grade.needs_manual_grade = (name in answered and fresh and worth) or regrade
 
 
 def check_late_policy(config: CourseConfig) -> None:

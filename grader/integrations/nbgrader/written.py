@@ -38,7 +38,6 @@ ANSWER_MARK = re.compile(r"^<!-- normlab:answer (?P<digest>[0-9a-f]{16}) -->$", 
 NONE_LINE = "- [ ] none of the items (0 points)"
 """Ticked, the answer is graded 0. A section with no box ticked is not graded by this page: an
 earlier grade, or formgrader's "needs grading", stays as it was (a page is often done in parts)."""
-NOTEBOOK = "lab"
 NO_ANSWER = "(no answer)"
 """What the page shows for a blank answer: nothing under it can earn points."""
 
@@ -91,11 +90,23 @@ def _answer(path: Path, qid: str) -> str:
     return found[-1].strip() if found else ""
 
 
+def _lab(course_dir: Path, assignment: str) -> str:
+    """The name of the lab's notebook (without ``.ipynb``), as ``normlab autograde`` grades it."""
+    from grader.integrations.nbgrader.autograde import released_notebook
+    from grader.settings import SettingsError
+
+    try:
+        return released_notebook(course_dir, assignment).stem
+    except SettingsError as exc:  # a mistyped assignment must not read as "nobody answered"
+        raise GraderFault(str(exc)) from None
+
+
 def _notebooks(course_dir: Path, assignment: str) -> dict[str, Path]:
     """Each student's notebook: the autograded copy where there is one, else the submission."""
+    lab = _lab(course_dir, assignment)
     out: dict[str, Path] = {}
     for folder in ("submitted", "autograded"):
-        for path in sorted((course_dir / folder).glob(f"*/{assignment}/{NOTEBOOK}.ipynb")):
+        for path in sorted((course_dir / folder).glob(f"*/{assignment}/{lab}.ipynb")):
             out[path.parent.parent.name] = path
     return dict(sorted(out.items()))
 
@@ -113,8 +124,6 @@ def export_page(course_dir: Path, assignment: str, qid: str, ungraded: bool = Fa
     """All the class's answers to one question on one page, the rubric items as checkboxes,
     each hand grade given earlier said under its answer; ``ungraded``: only the answers with
     none (or whose answer changed since)."""
-    if not (course_dir / "release" / assignment).is_dir():  # a typo must not read "nobody answered"
-        raise GraderFault(f"no release/{assignment}/ in {course_dir}: check the assignment's name and --course-dir")
     answers = {student: _answer(path, qid) for student, path in _notebooks(course_dir, assignment).items()}
     written = questions.load().question(qid).written
     factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
@@ -128,7 +137,7 @@ def _earlier_grades(course_dir: Path, assignment: str, qid: str, students: list[
     """The gradebook's hand grades of ``qid``'s answer cell, by student."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    config = course_config(course_dir.resolve())
+    config, lab = course_config(course_dir.resolve()), _lab(course_dir, assignment)
     if config.db_url.startswith("sqlite:///") and not Path(config.db_url.removeprefix("sqlite:///")).is_file():
         return {}  # nothing autograded yet (and Gradebook() would create an empty database)
     _ensure_alembic_on_path()
@@ -137,7 +146,7 @@ def _earlier_grades(course_dir: Path, assignment: str, qid: str, students: list[
         warnings.simplefilter("ignore", category=Warning)
         for student in students:
             try:
-                grade = gb.find_grade(f"{qid}-answer", NOTEBOOK, assignment, student)
+                grade = gb.find_grade(f"{qid}-answer", lab, assignment, student)
             except MissingEntry:
                 continue  # not autograded yet
             if grade.manual_score is not None:
@@ -262,6 +271,7 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
 
     assignment, qid, marked = read_page(text)
     _refuse_stale(course_dir, assignment, qid, marked)
+    lab = _lab(course_dir, assignment)
     written = questions.load().question(qid).written
     factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
     marked = [replace(entry, points=scaled(entry.points, factor)) for entry in marked]
@@ -271,7 +281,7 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
         warnings.simplefilter("ignore", category=Warning)
         for entry in marked:
             try:
-                grade = gb.find_grade(f"{qid}-answer", NOTEBOOK, assignment, entry.student)
+                grade = gb.find_grade(f"{qid}-answer", lab, assignment, entry.student)
             except MissingEntry:
                 raise GraderFault(
                     f"{entry.student} has no graded submission of {assignment} in the gradebook"
