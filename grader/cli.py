@@ -475,7 +475,14 @@ def grade_class(
     """
     from grader.classgrade import ClassRun
     from grader.classgrade import grade_class as run_class
-    from grader.integrations.folder import FolderClass, FolderPublisher, grades_csv, save_policy, save_roster
+    from grader.integrations.folder import (
+        FolderClass,
+        FolderPublisher,
+        grades_csv,
+        save_policy,
+        save_roster,
+        save_source,
+    )
     from grader.runner import FINAL, Options
 
     settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
@@ -493,6 +500,7 @@ def grade_class(
     finally:  # an interrupted run still leaves grades.csv as its stored grades now stand
         save_roster(source.out, seen, partial=bool(students) or not seen)
         save_policy(source.out, settings.policy)
+        save_source(source.out, source.root)
         click.echo(f"wrote {grades_csv(source.out, settings.policy)}")
     if not students:
         _class_summary(seen, source.out / "scores.png", source.root.name)

@@ -525,3 +525,30 @@ def test_several_answers_files_in_a_folder_are_said_and_a_blank_template_is_no_c
     assert out.returncode == 0, out.stdout + out.stderr
     page = (out_dir / "feedback" / "dave.html").read_text()
     assert "several answers files" in page and "exercises/verification.toml" in page
+
+
+def test_a_grade_class_page_exported_before_a_student_handed_in_again_is_refused(tmp_path):
+    """Red teams 31 and 32: on the grade-class path, a page exported before alice handed in a
+    new answer was imported, and grades.csv counted the old points for it until the next export.
+    As on nbgrader, refused with nothing imported; a page exported again is taken."""
+    import csv
+
+    handed_in = tmp_path / "handed-in"
+    (handed_in / "alice").mkdir(parents=True)
+    for module in MODULES:
+        shutil.copy(course.solutions_dir() / f"{module}.py", handed_in / "alice" / f"{module}.py")
+    answers = handed_in / "alice" / "verification.toml"
+    shutil.copy(course.solutions_dir() / "verification.toml", answers)
+    out_dir = tmp_path / "out"
+    assert run("grade-class", handed_in, "-o", out_dir, "--no-progress").returncode == 0
+    args = ("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir)
+    (tmp_path / "q7.md").write_text(run(*args).stdout.replace("- [ ] item 1 ", "- [x] item 1 "))
+    text = answers.read_text(encoding="utf-8")
+    answers.write_text(text.replace("A norm divides by a statistic", "I changed my mind. A norm divides by", 1))
+    assert run("grade-class", handed_in, "-o", out_dir, "--no-progress").returncode == 0
+    refused = run("written", "import", tmp_path / "q7.md", "--class-dir", out_dir)
+    assert refused.returncode == 2 and "alice" in refused.stderr and "changed since" in refused.stderr
+    with open(out_dir / "grades.csv", newline="") as handle:
+        assert {row["written"] for row in csv.DictReader(handle)} == {""}
+    (tmp_path / "q7.md").write_text(run(*args).stdout.replace("- [ ] item 1 ", "- [x] item 1 "))
+    assert run("written", "import", tmp_path / "q7.md", "--class-dir", out_dir).returncode == 0

@@ -176,6 +176,23 @@ def saved_policy(out: Path) -> Policy:
     return Policy.from_data(data)
 
 
+SOURCE_FILE = "source.json"
+
+
+def save_source(out: Path, root: Path) -> None:
+    """Keep the class folder graded into ``out``: a written page imported later is checked
+    against the answers handed in now (one handed in again since the export is refused)."""
+    write_atomic(out / "normlab" / SOURCE_FILE, json.dumps({"root": str(root)}))
+
+
+def saved_source(out: Path) -> Path | None:
+    try:
+        root = json.loads((out / "normlab" / SOURCE_FILE).read_text(encoding="utf-8"))["root"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return Path(root) if isinstance(root, str) and Path(root).is_dir() else None
+
+
 ROSTER_FILE = "roster.json"
 
 

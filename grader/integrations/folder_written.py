@@ -19,7 +19,7 @@ from typing import Any
 from grader import handin, questions, verification
 from grader.classgrade import Submitted
 from grader.faults import GraderFault
-from grader.integrations.folder import FolderClass, saved_policy
+from grader.integrations.folder import FolderClass, saved_policy, saved_source
 from grader.integrations.nbgrader.written import Earlier, Marked, answer_digest, page, read_page
 from grader.policy import scaled
 from grader.questions import WRITTEN
@@ -83,11 +83,28 @@ def export_page(course: FolderClass, assignment: str, qid: str, ungraded: bool =
     return page(assignment, qid, answers, factor, earlier)
 
 
+def _refuse_stale(course: FolderClass, assignment: str, qid: str, marked: list[Marked]) -> None:
+    """Refuse a page whose answers are no longer the students' (handed in again since it was
+    exported), as on nbgrader: its points would go to an answer nobody read."""
+    wanted = frozenset(entry.student for entry in marked)
+    now = {s.student: _answer(s, qid, course.root) for s in course.submissions(wanted) if isinstance(s, Submitted)}
+    digests = {student: answer_digest(assignment, qid, student, answer) for student, answer in now.items()}
+    stale = [e.student for e in marked if e.student in digests and digests[e.student] != e.digest]
+    if stale:
+        raise GraderFault(
+            f"nothing was imported: the answer of {', '.join(stale)} changed since the page was exported "
+            f"(handed in again); export {qid} again and grade the new answer"
+        )
+
+
 def import_page(out: Path, text: str) -> list[Marked]:
     """Keep a marked page's points for the class graded into ``out``; rewrite its grades.csv."""
     from grader.integrations.folder import grades_csv
 
-    _, qid, marked = read_page(text)
+    assignment, qid, marked = read_page(text)
+    root = saved_source(out)
+    if root is not None:  # the class folder graded last: its answers are the students' now
+        _refuse_stale(FolderClass(root, out), assignment, qid, marked)
     graded = {p.stem for p in (out / "normlab" / "reports").glob("*.json")}
     for entry in marked:
         if entry.student not in graded:
