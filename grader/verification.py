@@ -196,14 +196,22 @@ def _changed_by_code(node: ast.stmt) -> tuple[str, ByCode] | None:
     return None
 
 
-def _literal_assignments(code: str, stop: int | None = None) -> list[tuple[str, str | ByCode | None, Any]]:
-    """``answers_<id> = {...}`` and ``answers_<id>["a"] = ...`` at the top level of one cell, in
-    order, their values read as literals only: (question id, part id or None, value). A change
-    by code gives (question id, a :class:`ByCode`, None). ``stop``: the line the
-    cell stopped at when it ran (it raised there); what comes from there on never ran."""
+def _parsed(code: str) -> ast.Module | None:
     try:
-        tree = ast.parse(code)
+        return ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _literal_assignments(
+    code: str, tree: ast.Module | None, stop: int | None = None
+) -> list[tuple[str, str | ByCode | None, Any]]:
+    """``answers_<id> = {...}`` and ``answers_<id>["a"] = ...`` at the top level of one cell
+    (``code``, parsed as ``tree``; None: it does not parse), in order, their values read as
+    literals only: (question id, part id or None, value). A change by code gives (question id, a
+    :class:`ByCode`, None). ``stop``: the line the cell stopped at when it ran (it raised there);
+    what comes from there on never ran."""
+    if tree is None:
         return []
     found: list[tuple[str, str | ByCode | None, Any]] = []
     # Where each line starts, found once: ast.get_source_segment scans the cell from its start
@@ -229,7 +237,7 @@ def _literal_assignments(code: str, stop: int | None = None) -> list[tuple[str, 
             continue
         timed = _timed_statement(node)
         if timed is not None:  # %time answers_q1 = {...}: the kernel runs the statement
-            found += _literal_assignments(timed)
+            found += _literal_assignments(timed, _parsed(timed))
             continue
         target = _target(node)
         if target is None:
@@ -264,22 +272,21 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
             source = cell.source[: min(notebook.CELL_CAP, budget)]
             budget -= len(source)
             code = notebook.code_as_run(source, allowance)  # %matplotlib above the answers, as run
-            for qid, part, value in _literal_assignments(code, (stopped or {}).get(cell.number)):
+            tree = _parsed(code)  # once: parsing is most of reading a cell's answers
+            for qid, part, value in _literal_assignments(code, tree, (stopped or {}).get(cell.number)):
                 _assign(values, qid, part, value)
-            nested = nested or _in_a_block(code, cell.number)
+            nested = nested or _in_a_block(tree, cell.number)
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
             values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
     return Answers(values, "notebook", note=nested)
 
 
-def _in_a_block(code: str, cell: int) -> Message | None:
+def _in_a_block(tree: ast.Module | None, cell: int) -> Message | None:
     """A note when ``answers_<id>`` is assigned inside a block (``if``, ``try``, a loop, a
     function): answers are read from a cell's top level only, and such a one would be lost
     without a word."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if tree is None:
         return None
     top = set(map(id, tree.body))
     names = sorted(
