@@ -20,7 +20,7 @@ from grader import handin, questions, verification
 from grader.classgrade import Submitted
 from grader.faults import GraderFault
 from grader.integrations.folder import FolderClass, saved_policy, saved_source
-from grader.integrations.nbgrader.written import Earlier, Marked, answer_digest, page, read_page
+from grader.integrations.nbgrader.written import Earlier, Marked, answer_digest, page, read_page, refuse_stale
 from grader.policy import scaled
 from grader.questions import WRITTEN
 from grader.report.store import write_atomic
@@ -83,18 +83,9 @@ def export_page(course: FolderClass, assignment: str, qid: str, ungraded: bool =
     return page(assignment, qid, answers, factor, earlier)
 
 
-def _refuse_stale(course: FolderClass, assignment: str, qid: str, marked: list[Marked]) -> None:
-    """Refuse a page whose answers are no longer the students' (handed in again since it was
-    exported), as on nbgrader: its points would go to an answer nobody read."""
-    wanted = frozenset(entry.student for entry in marked)
-    now = {s.student: _answer(s, qid, course.root) for s in course.submissions(wanted) if isinstance(s, Submitted)}
-    digests = {student: answer_digest(assignment, qid, student, answer) for student, answer in now.items()}
-    stale = [e.student for e in marked if e.student in digests and digests[e.student] != e.digest]
-    if stale:
-        raise GraderFault(
-            f"nothing was imported: the answer of {', '.join(stale)} changed since the page was exported "
-            f"(handed in again); export {qid} again and grade the new answer"
-        )
+def _answers_now(course: FolderClass, qid: str, students: frozenset[str]) -> dict[str, str]:
+    """The students' answers to ``qid`` as handed in now, for :func:`written.refuse_stale`."""
+    return {s.student: _answer(s, qid, course.root) for s in course.submissions(students) if isinstance(s, Submitted)}
 
 
 def import_page(out: Path, text: str) -> list[Marked]:
@@ -104,7 +95,8 @@ def import_page(out: Path, text: str) -> list[Marked]:
     assignment, qid, marked = read_page(text)
     root = saved_source(out)
     if root is not None:  # the class folder graded last: its answers are the students' now
-        _refuse_stale(FolderClass(root, out), assignment, qid, marked)
+        now = _answers_now(FolderClass(root, out), qid, frozenset(entry.student for entry in marked))
+        refuse_stale(assignment, qid, marked, now)
     graded = {p.stem for p in (out / "normlab" / "reports").glob("*.json")}
     for entry in marked:
         if entry.student not in graded:

@@ -26,7 +26,7 @@ from grader.integrations.nbgrader.gradebook import (
 )
 from grader.notebook import cells
 from grader.policy import scaled
-from grader.settings import COURSE_FILE
+from grader.settings import COURSE_FILE, SettingsError
 from grader.verification import is_blank
 
 MARKER = re.compile(r"^<!-- normlab:written (?P<assignment>[\w.-]+) (?P<qid>\w+) -->$", re.MULTILINE)
@@ -93,7 +93,6 @@ def _answer(path: Path, qid: str) -> str:
 def _lab(course_dir: Path, assignment: str) -> str:
     """The name of the lab's notebook (without ``.ipynb``), as ``normlab autograde`` grades it."""
     from grader.integrations.nbgrader.autograde import released_notebook
-    from grader.settings import SettingsError
 
     try:
         return released_notebook(course_dir, assignment).stem
@@ -101,9 +100,8 @@ def _lab(course_dir: Path, assignment: str) -> str:
         raise GraderFault(str(exc)) from None
 
 
-def _notebooks(course_dir: Path, assignment: str) -> dict[str, Path]:
-    """Each student's notebook: the autograded copy where there is one, else the submission."""
-    lab = _lab(course_dir, assignment)
+def _notebooks(course_dir: Path, assignment: str, lab: str) -> dict[str, Path]:
+    """Each student's notebook ``lab``: the autograded copy where there is one, else the submission."""
     out: dict[str, Path] = {}
     for folder in ("submitted", "autograded"):
         for path in sorted((course_dir / folder).glob(f"*/{assignment}/{lab}.ipynb")):
@@ -124,20 +122,21 @@ def export_page(course_dir: Path, assignment: str, qid: str, ungraded: bool = Fa
     """All the class's answers to one question on one page, the rubric items as checkboxes,
     each hand grade given earlier said under its answer; ``ungraded``: only the answers with
     none (or whose answer changed since)."""
-    answers = {student: _answer(path, qid) for student, path in _notebooks(course_dir, assignment).items()}
+    lab = _lab(course_dir, assignment)
+    answers = {student: _answer(path, qid) for student, path in _notebooks(course_dir, assignment, lab).items()}
     written = questions.load().question(qid).written
     factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
-    earlier = _earlier_grades(course_dir, assignment, qid, list(answers))
+    earlier = _earlier_grades(course_dir, assignment, lab, qid, list(answers))
     if ungraded:
         answers = {s: a for s, a in answers.items() if s not in earlier or not earlier[s].settled}
     return page(assignment, qid, answers, factor, earlier)
 
 
-def _earlier_grades(course_dir: Path, assignment: str, qid: str, students: list[str]) -> dict[str, Earlier]:
+def _earlier_grades(course_dir: Path, assignment: str, lab: str, qid: str, students: list[str]) -> dict[str, Earlier]:
     """The gradebook's hand grades of ``qid``'s answer cell, by student."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    config, lab = course_config(course_dir.resolve()), _lab(course_dir, assignment)
+    config = course_config(course_dir.resolve())
     if config.db_url.startswith("sqlite:///") and not Path(config.db_url.removeprefix("sqlite:///")).is_file():
         return {}  # nothing autograded yet (and Gradebook() would create an empty database)
     _ensure_alembic_on_path()
@@ -248,15 +247,14 @@ def _section(assignment: str, qid: str, student: str, body: str, items: int) -> 
     return Marked(student, tuple(ticked), 0.0, digest)
 
 
-def _refuse_stale(course_dir: Path, assignment: str, qid: str, marked: list[Marked]) -> None:
-    """Refuse a page whose answers are no longer the students' (handed in again since it was
-    exported): its points would go to an answer nobody read, a blank one too."""
-    notebooks = _notebooks(course_dir, assignment)
+def refuse_stale(assignment: str, qid: str, marked: list[Marked], now: dict[str, str]) -> None:
+    """Refuse a page whose answers are no longer the students' (``now``: each one's answer as
+    handed in now; a student handed in again since the page was exported): its points would go
+    to an answer nobody read, a blank one too. Both paths, nbgrader's and grade-class's."""
     stale = [
-        entry.student
-        for entry in marked
-        if entry.student in notebooks
-        and answer_digest(assignment, qid, entry.student, _answer(notebooks[entry.student], qid)) != entry.digest
+        e.student
+        for e in marked
+        if e.student in now and answer_digest(assignment, qid, e.student, now[e.student]) != e.digest
     ]
     if stale:
         raise GraderFault(
@@ -270,8 +268,14 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
     from nbgrader.api import Gradebook, MissingEntry
 
     assignment, qid, marked = read_page(text)
-    _refuse_stale(course_dir, assignment, qid, marked)
     lab = _lab(course_dir, assignment)
+    notebooks = _notebooks(course_dir, assignment, lab)
+    refuse_stale(
+        assignment,
+        qid,
+        marked,
+        {e.student: _answer(notebooks[e.student], qid) for e in marked if e.student in notebooks},
+    )
     written = questions.load().question(qid).written
     factor = _factor(course_dir, qid, written.points) if written is not None else 1.0
     marked = [replace(entry, points=scaled(entry.points, factor)) for entry in marked]
@@ -298,4 +302,4 @@ def import_page(course_dir: Path, text: str) -> list[Marked]:
     return marked
 
 
-__all__ = ["Earlier", "Marked", "answer_digest", "export_page", "import_page", "page", "read_page"]
+__all__ = ["Earlier", "Marked", "answer_digest", "export_page", "import_page", "page", "read_page", "refuse_stale"]
