@@ -6,9 +6,7 @@ which suites run (invariant 5 of the architecture: one runner).
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -130,18 +128,14 @@ def _failed_names(cells: list[notebook.CodeCell], worker: Worker) -> Callable[[]
     return names
 
 
-_SCRATCH: list[Path] = []
-
-
 def _session(files: list[Path], hidden: set[Path], select: str | None) -> sessions.SuiteSession:
-    """The collected suites of this process; pytest's ini and rootdir live in one scratch
-    directory per process, removed when it exits."""
+    """The collected suites of this process. pytest's ini and rootdir need a directory only
+    while a session is configured and collected; it is removed at once, because pool processes
+    end without running ``atexit`` handlers (a directory per pool process was left in /tmp)."""
     from grader import sessions
 
-    if not _SCRATCH:
-        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="normlab-run-")))
-        atexit.register(shutil.rmtree, _SCRATCH[0], ignore_errors=True)
-    return sessions.session_for(files, hidden, select, _SCRATCH[0])
+    with tempfile.TemporaryDirectory(prefix="normlab-run-") as scratch:
+        return sessions.session_for(files, hidden, select, Path(scratch))
 
 
 def grade(submission: str | Path, options: Options | None = None) -> Report:

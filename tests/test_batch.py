@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -268,3 +270,19 @@ def test_a_deleted_feedback_page_is_published_again_without_grading(tmp_path):
     again = {o.student: o.state for o in grade_class(run)}
     assert again == {"ana": State.RESCORED, "bea": State.UNCHANGED}
     assert (tmp_path / "out" / "feedback" / "ana.html").is_file()
+
+
+def test_a_class_run_leaves_nothing_in_the_temporary_folder(tmp_path):
+    """Pool processes end without running ``atexit`` handlers: whatever a grading puts in the
+    temporary folder must be gone when the run is, or each run leaves a folder per process."""
+    for name in ("alice", "bob"):
+        copy_solutions(tmp_path / "class" / name)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    command = [sys.executable, "-m", "grader.cli", "grade-class", str(tmp_path / "class"), "-o", str(tmp_path / "out")]
+    done = subprocess.run(
+        [*command, "--jobs", "2"], env={**os.environ, "TMPDIR": str(scratch)}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 graded" in done.stdout
+    assert sorted(p.name for p in scratch.iterdir()) == []
