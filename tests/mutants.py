@@ -888,4 +888,19 @@ MUTANTS = [
         "return dx.astype(dout.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
         "check.dtype",
     ),
+    # the note hedges between the norm types: naming another type is allowed only by contrast
+    (
+        "ic_note_hedges_the_norm_type",
+        "inspect_config",
+        'f"{subject} normalizes with {norm_words}, eps',
+        'f"{subject} normalizes with {norm_words} (or LayerNorm, or RMSNorm), eps',
+        None,
+    ),
+    (
+        "ic_note_denies_its_placement",
+        "inspect_config",
+        '"pre": "pre-norm placement, x + f(norm(x))",',
+        '"pre": "not post-norm placement, x + f(norm(x))",',
+        None,
+    ),
 ]

@@ -90,11 +90,42 @@ def test_the_reference_note_reworded_still_passes(config, old, new):
     [
         ("llama-3-8b.json", "Pre-norm layer norm, eps 1e-05. Build 65 norms."),
         ("llama-3-8b.json", "Pre-norm RMSNorm, though its input_layernorm is a LayerNorm, eps 1e-05. Build 65 norms."),
-        ("gpt2.json", "Pre-norm LayerNorm (not an RMSNorm), eps 1e-05. Build 25 norms."),
+        ("gpt2.json", "Pre-norm LayerNorm or RMSNorm, eps 1e-05. Build 25 norms."),
         ("llama-3-8b.json", "Pre-norm RMSNorm with a (1+weight) scale, eps 1e-05. Build 65 norms."),
     ],
 )
 def test_a_plain_word_naming_another_norm_still_fails(config, note):
+    with pytest.raises(Mismatch):
+        expect_note(note, _report(config))
+
+
+CONTRASTS = [
+    ("gpt2.json", "Pre-norm LayerNorm (not an RMSNorm), eps 1e-05. Build 25 norms."),
+    ("gpt2.json", "A pre-norm LayerNorm rather than an RMSNorm, eps 1e-05. Build 25 norms."),
+    ("llama-3-8b.json", "Pre-norm, not post-norm: RMSNorm instead of LayerNorm, eps 1e-05. Build 65 norms."),
+    ("llama-3-8b.json", "Unlike a LayerNorm, this RMSNorm does not subtract the mean; pre-norm. eps 1e-05, 65 norms."),
+    ("opt-350m.json", "Post-norm (it isn't pre-norm) LayerNorm, eps 1e-05. Build 48 norms."),
+]
+"""Notes that name another norm or placement only to say it is not this one's."""
+
+
+@pytest.mark.parametrize(("config", "note"), CONTRASTS)
+def test_naming_another_norm_or_placement_by_contrast_costs_nothing(config, note):
+    _passes(config, note)
+
+
+@pytest.mark.parametrize(
+    ("config", "note"),
+    [
+        ("gpt2.json", "Pre-norm, neither LayerNorm nor RMSNorm, eps 1e-05. Build 25 norms."),
+        ("gpt2.json", "Pre-norm, not a LayerNorm, eps 1e-05. Build 25 norms."),
+        ("llama-3-8b.json", "Pre-norm LayerNorm, not RMSNorm, eps 1e-05. Build 65 norms."),
+        ("llama-3-8b.json", "Pre-norm, no RMSNorm, no LayerNorm, eps 1e-05. Build 65 norms."),
+        ("llama-3-8b.json", "RMSNorm, not pre-norm but post-norm, eps 1e-05. Build 65 norms."),
+        ("llama-3-8b.json", "RMSNorm, eps 1e-05, not pre-norm. Build 65 norms."),
+    ],
+)
+def test_a_note_denying_its_own_norm_or_placement_still_fails(config, note):
     with pytest.raises(Mismatch):
         expect_note(note, _report(config))
 
