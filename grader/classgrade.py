@@ -112,6 +112,9 @@ class State(Enum):
     RESCORED = "rescored"
     """Not changed, but the terms of its score did (a due date, a late policy): the stored
     verdicts were published again; nothing was graded again."""
+    REPUBLISHED = "republished"
+    """Not changed, but what was published for it is gone (a gradebook made anew, a student
+    removed from it, a feedback page deleted): the stored report was published again."""
     FAILED = "failed"
     """Not graded or not published: no score was issued; ``detail`` says why."""
 
@@ -288,7 +291,8 @@ def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
         key = run.scoring_key(submitted)
         scored = run._scored(submitted.student)
         stored_key, _, penalty = (scored.read_text(encoding="utf-8") if scored.is_file() else "").partition("\n")
-        if stored_key == key and run.publisher.is_published(submitted.student):  # a missing marker never matches
+        published = stored_key == key and run.publisher.is_published(submitted.student)
+        if published:  # a missing marker never matches
             kept = load_report(run._report(submitted.student), submitted.key)
             kept = None if kept is None else run.counted(kept)
             score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
@@ -297,7 +301,8 @@ def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
     except Exception as exc:  # the terms cannot be read: say so, keep the stored grade
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
     report = load_report(run._report(submitted.student), submitted.key)
-    return None if report is None else _publish(run, submitted, report, State.RESCORED)
+    state = State.REPUBLISHED if stored_key == key else State.RESCORED
+    return None if report is None else _publish(run, submitted, report, state)
 
 
 def _with_progress(items: Iterable[tuple[Path, Outcome]], total: int, enabled: bool) -> Iterator[tuple[Path, Outcome]]:

@@ -132,8 +132,9 @@ def summary_text(summary: ClassSummary) -> str:
     states = summary.states
     rescored = f"{states['rescored']} re-scored, " if states.get("rescored") else ""
     resumed = f"{states['resumed']} graded by an earlier run, " if states.get("resumed") else ""
+    republished = f"{states['republished']} published again, " if states.get("republished") else ""
     lines = [
-        f"class summary: {states.get('graded', 0)} graded now, {resumed}{rescored}"
+        f"class summary: {states.get('graded', 0)} graded now, {resumed}{rescored}{republished}"
         f"{states.get('unchanged', 0)} graded before, {states.get('failed', 0)} not graded; "
         f"{summary.full} with full marks, {summary.zero} with zero"
         + (f" ({summary.empty} of them handed in nothing gradable)" if summary.empty else "")

@@ -414,9 +414,11 @@ def _finish_class(seen: list[StudentOutcome]) -> None:
         click.echo(f"the scores above are the automatic part; the written answers add {by_hand:g} points, by hand")
     rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
     resumed = f", {counts[State.RESUMED]} graded by an earlier run, published now" if counts[State.RESUMED] else ""
+    again = counts[State.REPUBLISHED]
+    republished = f", {again} published again (their published grade was gone)" if again else ""
     click.echo(
         f"{counts[State.GRADED]} graded, {counts[State.UNCHANGED]} unchanged since the last run, "
-        f"{counts[State.FAILED]} not graded{resumed}{rescored}"
+        f"{counts[State.FAILED]} not graded{resumed}{rescored}{republished}"
     )
     sys.exit(EXIT_GRADER_FAULT if counts[State.FAILED] else 0)
 
@@ -425,7 +427,7 @@ def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
     """One student's line, as their grading is published (or re-scored)."""
     from grader.classgrade import State
 
-    if outcome.state in (State.GRADED, State.RESUMED, State.RESCORED):
+    if outcome.state in (State.GRADED, State.RESUMED, State.RESCORED, State.REPUBLISHED):
         line = f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"
         if outcome.penalty:
             line += f" (late penalty -{outcome.penalty:g}: {max(0.0, (outcome.score or 0.0) - outcome.penalty):g})"
@@ -433,6 +435,8 @@ def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
             line += " re-scored"
         elif outcome.state is State.RESUMED:
             line += " (graded by an earlier run)"
+        elif outcome.state is State.REPUBLISHED:
+            line += " published again (not graded again)"
         click.echo(clean_text(line))
     elif outcome.state is State.FAILED:
         detail = reporters.printable(clean_text(outcome.detail[:500]))

@@ -268,7 +268,7 @@ def test_a_deleted_feedback_page_is_published_again_without_grading(tmp_path):
     list(grade_class(run))
     (tmp_path / "out" / "feedback" / "ana.html").unlink()
     again = {o.student: o.state for o in grade_class(run)}
-    assert again == {"ana": State.RESCORED, "bea": State.UNCHANGED}
+    assert again == {"ana": State.REPUBLISHED, "bea": State.UNCHANGED}
     assert (tmp_path / "out" / "feedback" / "ana.html").is_file()
 
 

@@ -1009,11 +1009,11 @@ def test_students_missing_from_the_gradebook_are_published_again(secure, tmp_pat
     (copy / "gradebook.db").unlink()
     nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=copy)
     out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT).stdout
-    assert "0 graded" in out and f"{len(before)} re-scored" in out, out
+    assert "0 graded" in out and f"{len(before)} published again" in out and "re-scored" not in out, out
     assert exported(copy) == before
     nbgrader("db", "student", "remove", "bob", "--force", cwd=copy)
     out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT).stdout
-    assert "0 graded" in out and "1 re-scored" in out, out
+    assert "0 graded" in out and "1 published again" in out and "re-scored" not in out, out
     assert exported(copy) == before
 
 
