@@ -41,7 +41,7 @@ from typing import Protocol
 from grader import policy
 from grader.batch import grade_many
 from grader.messages import Message
-from grader.model import NotGraded, Outcome, Report
+from grader.model import Late, NotGraded, Outcome, Report
 from grader.report.store import key_of, load_report, save_report, write_atomic
 from grader.runner import Options
 
@@ -86,9 +86,9 @@ class Source(Protocol):
 
 
 class Publisher(Protocol):
-    def publish(self, submitted: Submitted, report: Report) -> float:
-        """Write one student's report where the instructor reads grades; return the points
-        the course's terms take off the report's score (a late penalty), 0 if none."""
+    def publish(self, submitted: Submitted, report: Report) -> Late:
+        """Write one student's report where the instructor reads grades; return what the
+        course's late policy took off the published score (nothing, if on time)."""
         ...
 
     def scoring_key(self, submitted: Submitted) -> str:
@@ -129,7 +129,9 @@ class StudentOutcome:
     report: Report | None = None
     """The student's report: the new one, or the stored one of a student left unchanged."""
     penalty: float = 0.0
-    """Points the course's terms took off ``score`` (a late penalty)."""
+    """Points the course's terms took off (a late penalty)."""
+    by_hand: float = 0.0
+    """Points the score the penalty was taken from counts beyond ``score``: grades given by hand."""
 
 
 @dataclass(frozen=True)
@@ -273,15 +275,17 @@ def _publish(run: ClassRun, submitted: Submitted, report: Report, state: State =
     try:
         key = run.scoring_key(submitted)
         report = run.counted(report)
-        penalty = run.publisher.publish(submitted, report)
+        late = run.publisher.publish(submitted, report)
         # Done is written last: a run killed between the two writes leaves a student not done
         # (published again from the stored report), never done without its scoring key (which
         # the next run would take for new terms and re-score).
-        write_atomic(run._scored(submitted.student), f"{key}\n{penalty!r}")  # the penalty, for later runs' summaries
+        # the late policy's figures, for later runs' summaries
+        write_atomic(run._scored(submitted.student), f"{key}\n{late.penalty!r}\n{late.by_hand!r}")
         write_atomic(run._done(submitted.student), submitted.key)
     except Exception as exc:  # one student's publication never stops the others
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
-    return StudentOutcome(submitted.student, state, report.score, report.max_score, penalty=penalty, report=report)
+    scores = (report.score, report.max_score)
+    return StudentOutcome(submitted.student, state, *scores, penalty=late.penalty, by_hand=late.by_hand, report=report)
 
 
 def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
@@ -290,14 +294,16 @@ def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
     try:
         key = run.scoring_key(submitted)
         scored = run._scored(submitted.student)
-        stored_key, _, penalty = (scored.read_text(encoding="utf-8") if scored.is_file() else "").partition("\n")
+        stored_key, *terms = (scored.read_text(encoding="utf-8") if scored.is_file() else "").split("\n")
         published = stored_key == key and run.publisher.is_published(submitted.student)
         if published:  # a missing marker never matches
             kept = load_report(run._report(submitted.student), submitted.key)
             kept = None if kept is None else run.counted(kept)
             score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
-            late = float(penalty) if penalty else 0.0  # as published: the summary counts it again
-            return StudentOutcome(submitted.student, State.UNCHANGED, score, most, penalty=late, report=kept)
+            late = [float(term) for term in terms if term] + [0.0, 0.0]  # as published: the summary counts it again
+            return StudentOutcome(
+                submitted.student, State.UNCHANGED, score, most, penalty=late[0], by_hand=late[1], report=kept
+            )
     except Exception as exc:  # the terms cannot be read: say so, keep the stored grade
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
     report = load_report(run._report(submitted.student), submitted.key)

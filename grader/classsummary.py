@@ -98,7 +98,8 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
         if report is None or outcome.state is State.FAILED:
             continue
         scored += 1
-        net = max(0.0, report.score - outcome.penalty)  # what the gradebook counts: late penalty taken
+        # what the gradebook counts: hand points in, the late penalty out (at most the maximum)
+        net = min(report.max_score, max(0.0, report.score + outcome.by_hand - outcome.penalty))
         late += outcome.penalty > 0
         fraction = net / report.max_score if report.max_score else 0.0
         bins[min(BINS - 1, max(0, int(fraction * BINS)))] += 1

@@ -109,6 +109,17 @@ class Report:
 
 
 @dataclass(frozen=True)
+class Late:
+    """What a course's late policy did to a published score."""
+
+    penalty: float = 0.0
+    """Points taken off."""
+    by_hand: float = 0.0
+    """Points the score it was taken from counts beyond the report's: grades given by hand
+    (written answers; an instructor's change to an automatic grade counts as its difference)."""
+
+
+@dataclass(frozen=True)
 class Graded:
     """A submission that was graded: its report (whatever the score)."""
 

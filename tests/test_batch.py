@@ -16,7 +16,7 @@ import pytest
 from helpers import copy_solutions, patched
 
 from grader.batch import grade_many
-from grader.model import Graded, NotGraded
+from grader.model import Graded, Late, NotGraded
 from grader.runner import Options
 from grader.sandbox.limits import Limits
 from grader.settings import current as current_settings
@@ -197,16 +197,16 @@ def test_a_late_penalty_is_in_the_outcome_of_a_later_run_too(tmp_path):
     from grader.integrations.folder import FolderClass, FolderPublisher
     from grader.runner import Options
 
-    class Late(FolderPublisher):
+    class LatePublisher(FolderPublisher):
         def publish(self, submitted, report):
             super().publish(submitted, report)
-            return 5.0
+            return Late(5.0)
 
     handed_in = tmp_path / "handed-in"
     handed_in.mkdir()
     (handed_in / "ana.py").write_text("import numpy as np\n")
     source = FolderClass(handed_in, tmp_path / "out")
-    run = ClassRun(source, Late(source, "en"), Options(suites=("public",)), progress=False)
+    run = ClassRun(source, LatePublisher(source, "en"), Options(suites=("public",)), progress=False)
     first = list(grade_class(run))
     second = list(grade_class(run))
     assert [(o.state, o.penalty) for o in first] == [(State.GRADED, 5.0)]

@@ -477,7 +477,7 @@ def test_a_student_whose_rows_fail_half_way_leaves_none_and_the_run_goes_on(cour
     from nbgrader.api import Gradebook
 
     from grader.integrations.nbgrader.gradebook import ClassGradebook, course_config
-    from grader.model import Report
+    from grader.model import Late, Report
 
     base = tmp_path / "course"
     shutil.copytree(course, base)
@@ -489,7 +489,7 @@ def test_a_student_whose_rows_fail_half_way_leaves_none_and_the_run_goes_on(cour
     with ClassGradebook(course_config(base)) as book:
         with pytest.raises(RuntimeError, match="late policy failed"):
             book.record(ASSIGNMENT, "late", report, set(), "2026-11-21 10:00:00 UTC")
-        assert book.record(ASSIGNMENT, "ontime", report, set(), "2026-11-20 10:00:00 UTC") == 0
+        assert book.record(ASSIGNMENT, "ontime", report, set(), "2026-11-20 10:00:00 UTC") == Late()
     with Gradebook(f"sqlite:///{base / 'gradebook.db'}") as gb:
         assert "late" not in {s.id for s in gb.students}
         grades = [g for nb in gb.find_submission(ASSIGNMENT, "ontime").notebooks for g in nb.grades]
@@ -894,6 +894,46 @@ def test_hand_points_of_a_late_student_follow_the_late_policy(course, tmp_path):
     assert float(rows["bob"]["raw_score"]) > float(before["bob"]["raw_score"])  # the hand point counts
     assert float(rows["bob"]["score"]) == 0.0 and float(rows["bob"]["late_submission_penalty"]) > 0
     assert float(rows["alice"]["score"]) == float(rows["alice"]["raw_score"])  # on time: no penalty
+
+
+TENTH_LATE_POLICY = """
+from nbgrader.plugins import LateSubmissionPlugin
+
+
+class Tenth(LateSubmissionPlugin):
+    def late_submission_penalty(self, student_id, score, total_seconds_late):
+        return score / 10
+"""
+
+
+def test_a_late_penalty_on_hand_points_too_is_said_as_the_gradebook_counts_it(course, tmp_path):
+    """Under a policy that takes a share off, a late student's written answer graded by hand
+    counts in the score the penalty is taken from. A later run printed, and the page said, the
+    automatic score less that penalty (257.2 where the gradebook held 259.2)."""
+    base = _late_class(course, tmp_path / "late")
+    (base / "tenth.py").write_text(TENTH_LATE_POLICY)
+    _set_policy(base, 'c.AssignLatePenalties.plugin_class = "tenth.Tenth"')
+    env = {**ENV, "PYTHONPATH": str(base)}  # the course's own plugin module
+
+    def grader(*args: object) -> str:
+        argv = [sys.executable, "-m", "grader", *map(str, args)]
+        out = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=True)
+        return out.stdout
+
+    grader("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress")
+    page = grader("written", "export", ASSIGNMENT, "q1", "--course-dir", base)
+    (tmp_path / "q1.md").write_text(page.replace("- [ ] item 1 ", "- [x] item 1 "))
+    grader("written", "import", tmp_path / "q1.md", "--course-dir", base)
+    out = grader("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", "--force")
+    row = exported_rows(base)["bob"]
+    raw, penalty, net = (round(float(row[key]), 2) for key in ("raw_score", "late_submission_penalty", "score"))
+    line = next(line for line in out.splitlines() if line.startswith("bob "))
+    auto = float(line.split()[1].split("/")[0])
+    hand = round(raw - auto, 2)
+    assert hand > 0 and penalty == pytest.approx(raw / 10)
+    assert f"(late penalty -{penalty:g} of {raw:g} with {hand:g} by hand: {net:g})" in line, line
+    feedback = (base / "autograded" / "bob" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    assert f"{hand:g} of them given by hand" in feedback and f"your score is {net:g} for now" in feedback
 
 
 def test_a_timestamp_or_secret_that_is_no_plain_file_is_refused(course, tmp_path):

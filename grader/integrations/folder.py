@@ -24,7 +24,7 @@ from grader import files, handin, policy, questions
 from grader.classgrade import Refused, State, StudentOutcome, Submitted
 from grader.course import MODULES
 from grader.integrations.nbgrader.autograde import STUDENT_ID
-from grader.model import Report
+from grader.model import Late, Report
 from grader.notebook import MAX_NOTEBOOK_BYTES
 from grader.policy import Policy
 from grader.questions import ANSWERS_FILE
@@ -154,12 +154,12 @@ class FolderPublisher:
     def is_published(self, student: str) -> bool:
         return (self.course.out / "feedback" / f"{student}.html").is_file()
 
-    def publish(self, submitted: Submitted, report: Report) -> float:
+    def publish(self, submitted: Submitted, report: Report) -> Late:
         page = feedback_html(report, student=submitted.student, assignment=self.course.root.name, lang=self.lang)
         target = self.course.out / "feedback" / f"{submitted.student}.html"
         write_atomic(target, page)
         target.chmod(0o644)
-        return 0.0
+        return Late()
 
 
 def save_policy(out: Path, course_policy: Policy) -> None:

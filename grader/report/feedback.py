@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from grader.messages import Message, describe, render
-from grader.model import CheckResult, Report
+from grader.model import CheckResult, Late, Report
 from grader.policy import manual_points
 from grader.report import jinja
 from grader.report.encoding import test_output
@@ -29,13 +29,21 @@ def _test(result: CheckResult, lang: str) -> dict[str, str]:
     }
 
 
-def terms_lines(report: Report, lang: str, *, late_penalty: float = 0.0) -> list[str]:
-    """What the score above does not say: a late penalty taken off it, and the points of the
-    written answers still to be graded by hand."""
+ON_TIME = Late()
+
+
+def terms_lines(report: Report, lang: str, *, late: Late = ON_TIME) -> list[str]:
+    """What the score above does not say: a late penalty taken off it (and off the points given
+    by hand it counted), and the points of the written answers still to be graded by hand."""
     lines = []
-    if late_penalty:
-        after = points(max(0.0, report.score - late_penalty))
-        params = {"penalty": points(late_penalty), "score": after, "max_score": points(report.max_score)}
+    if late.penalty and late.by_hand:
+        counted = report.score + late.by_hand
+        params = {"penalty": points(late.penalty), "counted": points(counted), "by_hand": points(late.by_hand)}
+        params["score"] = points(max(0.0, counted - late.penalty))
+        lines.append(render(Message("feedback.late_penalty_with_hand", params), lang))
+    elif late.penalty:
+        after = points(max(0.0, report.score - late.penalty))
+        params = {"penalty": points(late.penalty), "score": after, "max_score": points(report.max_score)}
         lines.append(render(Message("feedback.late_penalty", params), lang))
     if manual_points(report):
         lines.append(render(Message("feedback.manual_points", {"points": points(manual_points(report))}), lang))
@@ -48,7 +56,7 @@ def feedback_html(
     student: str,
     assignment: str,
     lang: str = "en",
-    late_penalty: float = 0.0,
+    late: Late = ON_TIME,
 ) -> str:
     exercises: list[dict[str, Any]] = [
         {
@@ -66,7 +74,7 @@ def feedback_html(
         total_label=render(Message("feedback.total"), lang),
         score=points(report.score),
         max_score=points(report.max_score),
-        terms=terms_lines(report, lang, late_penalty=late_penalty),
+        terms=terms_lines(report, lang, late=late),
         notes=[render(n, lang) for n in report.notes],
         exercises=exercises,
         footer=render(Message("feedback.footer"), lang),

@@ -19,7 +19,7 @@ from grader import files
 from grader.classgrade import ClassRun, Refused, StudentOutcome, Submitted, grade_class
 from grader.integrations.nbgrader import gradebook
 from grader.messages import Message
-from grader.model import Report
+from grader.model import Late, Report
 from grader.notebook import MAX_NOTEBOOK_BYTES
 from grader.policy import Policy
 from grader.report.feedback import feedback_html
@@ -233,7 +233,7 @@ class NbgraderPublisher:
         now = gradebook.written_answers(self.released, student_nb)
         return {gid for gid in now.keys() | before.keys() if now.get(gid, "").strip() != before.get(gid, "").strip()}
 
-    def publish(self, submitted: Submitted, report: Report) -> float:
+    def publish(self, submitted: Submitted, report: Report) -> Late:
         """The gradebook, then ``autograded/<student>/<assignment>/`` as nbgrader's own autograde
         leaves it (the notebook, ``timestamp.txt``, ``submission_secret.txt``) plus normlab's
         feedback page, which ``nbgrader generate_feedback`` copies into ``feedback/`` and which
@@ -244,14 +244,8 @@ class NbgraderPublisher:
         answered = gradebook.answered_cells(self.released, student_nb)
         autograded = course.root / "autograded" / student / course.assignment
         changed = self._changed_answers(autograded / self.released_path.name, student_nb)
-        penalty = self.gradebook.record(course.assignment, student, report, answered, submitted.timestamp, changed)
-        page = feedback_html(
-            report,
-            student=student,
-            assignment=course.assignment,
-            lang=self.lang,
-            late_penalty=penalty,
-        )
+        late = self.gradebook.record(course.assignment, student, report, answered, submitted.timestamp, changed)
+        page = feedback_html(report, student=student, assignment=course.assignment, lang=self.lang, late=late)
         nb = gradebook.with_feedback(gradebook.autograded_notebook(self.released, student_nb, report, self.lang), page)
         # nbformat.writes validates the notebook against the schema and only logs what it finds,
         # for ~50 ms a student; the notebook is the released one (validated when read) with
@@ -263,7 +257,7 @@ class NbgraderPublisher:
         secret = submitted.path.parent / SECRET if submitted.path is not None else None
         if secret is not None and secret.is_file():
             _write_readable(autograded / SECRET, secret.read_text(encoding="utf-8", errors="replace"))
-        return penalty
+        return late
 
 
 def summary_image(course_dir: Path, assignment: str) -> Path:

@@ -36,7 +36,7 @@ from grader.course import EXERCISES
 from grader.faults import GraderFault
 from grader.integrations.nbgrader.question_cells import auto_cell_id
 from grader.messages import describe, render_all
-from grader.model import CheckResult, Report, Status
+from grader.model import CheckResult, Late, Report, Status
 from grader.notebook import CELL_CAP, Cell, cells, statement_text
 from grader.policy import DIGITS
 from grader.questions import NOTEBOOK_PREFIX
@@ -210,9 +210,10 @@ class ClassGradebook:
         answered: set[str],
         timestamp: str | None,
         changed: frozenset[str] | set[str] = frozenset(),
-    ) -> float:
+    ) -> Late:
         """Write one student's grades (idempotent), then apply the course's late policy as
-        ``nbgrader autograde`` does, in one transaction; returns the late penalty (0 when on time).
+        ``nbgrader autograde`` does, in one transaction; returns the late penalty (0 when on time)
+        and the hand points in the score it was taken from.
         ``changed``: written answers whose text changed since their hand grade was given."""
         scores = cell_scores(report)
         db = self.gb.db
@@ -226,11 +227,12 @@ class ClassGradebook:
                 # A notebook's score is an SQL expression over its grades: read again, with these.
                 db.expire_all()
                 penalty = apply_late_penalty(self.gb, self.config, assignment, student)
+                raw = float(self.gb.find_submission(assignment, student).score)  # nbgrader's raw_score
                 db.commit()
             except BaseException:
                 db.rollback()  # nothing of this student is written; the next student starts clean
                 raise
-        return penalty
+        return Late(penalty, raw - report.score if penalty else 0.0)
 
 
 def _submission_rows(gb: Any, assignment: str, student: str, timestamp: str | None) -> Any:
