@@ -495,6 +495,10 @@ def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
         return round(share, 6), [Message("question.all_ticked", {"part": part.id})]
     # Not how many are wrong: with the options named below, the count gave the whole key.
     messages = [Message("question.wrong_choices", {"part": part.id})]
+    if len(letters) >= len(part.options) - 1:
+        # All but one ticked: the ticked options named false, with the score, tell the last one
+        # too (red team 33), so the whole key would come from one submission.
+        return round(share, 6), messages
     # Feedback only on options ticked wrongly: the feedback of one left out would reveal the key.
     messages += [_option_feedback(part, o.id) for o in wrong if o.id in letters]
     return round(share, 6), messages

@@ -2,6 +2,7 @@
 
 import copy
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -177,6 +178,45 @@ def test_only_wrongly_ticked_options_get_their_feedback():
     assert [m.id for m in messages] == ["question.wrong_choices"]  # its feedback would reveal it
     # Nor how many are wrong: with the wrongly ticked ones named, the count told the rest (a red team).
     assert messages[0].params == {"part": part.id}
+
+
+def test_ticking_all_but_one_statement_names_no_option():
+    """Red team 33: with all but one option ticked, the feedback on the false ones ticked (those
+    without feedback are true) and the score told the last one: the whole key in one submission."""
+    for qid, part in MULTIPLE:
+        for left_out in part.options:
+            ticked = [o.id for o in part.options if o is not left_out]
+            _, _, messages = verification.judge(part, ticked)
+            assert "question.option_feedback" not in [m.id for m in messages], (qid, left_out.id)
+
+
+MODEL_NAMES = re.compile(r"gpt-?2|bert|llama|mistral|qwen|gemma|olmo|opt\b|pythia|t5|falcon", re.IGNORECASE)
+
+
+def test_no_option_feedback_names_a_model_whose_facts_a_part_asks_for():
+    """Red team 33: option c of q4.a said "OLMo-2 does this": the key of q5.c, another part."""
+    for q in BANK.questions:
+        for part in (p for p in q.parts if p.options):
+            for option in (o for o in part.options if not o.correct):
+                for text in option.feedback.values():
+                    assert not MODEL_NAMES.search(text), (q.id, part.id, option.id, text)
+
+
+@pytest.mark.parametrize(
+    ("qid", "pid", "given", "points"),
+    [
+        ("q7", "a", 256, 0.0),  # its square, 65536, overflows float16: the slip the part is about
+        ("q7", "a", "256.1", 0.0),
+        ("q7", "a", "255.9", 1.0),
+        ("q7", "a", "255,94", 1.0),
+        ("q7", "a", 255.9375, 1.0),
+        ("q7", "d", "6.4", 0.0),  # a count of tokens
+        ("q5", "d", 169.4, 0.0),
+    ],
+)
+def test_a_number_part_accepts_the_answer_and_not_the_slip_next_to_it(qid, pid, given, points):
+    part = next(p for p in BANK.question(qid).parts if p.id == pid)
+    assert verification.judge(part, given)[1] == points
 
 
 def test_the_public_bank_has_no_key_and_cannot_score_but_finds_blanks():
