@@ -84,7 +84,20 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
         # Python converts (sys.get_int_max_str_digits): a ValueError raised inside tomllib.
         return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": "?"}))
     values = {k: v for k, v in parsed.items() if isinstance(v, dict)}
-    return Answers(_as_written(values, text), where)
+    return Answers(_folded(_as_written(values, text)), where)
+
+
+def _lower_keys(mapping: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in sorted(mapping, key=lambda k: k != k.lower()):  # a key already in lower case wins
+        out.setdefault(key.lower(), mapping[key])
+    return out
+
+
+def _folded(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Question and part ids as the bank writes them, in lower case: ``[Q1]`` and ``A = "b"``
+    are q1's part a (red team 33: read as not answered)."""
+    return {qid: _lower_keys(parts) for qid, parts in _lower_keys(values).items() if isinstance(parts, dict)}
 
 
 _TOML_SECTION = re.compile(r"^[ \t]*\[[ \t]*([A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$")
@@ -132,8 +145,10 @@ def _literal(node: ast.expr, text: Callable[[ast.expr], str]) -> Any:
 
 
 def _parts(node: ast.expr, text: Callable[[ast.expr], str]) -> dict[str, Any]:
-    """A question's answers from a dict display, part by part: a computed part does not cost
-    the literal ones beside it. Anything but a dict display reads as no answer."""
+    """A question's answers from a dict display (or ``dict(a="b", ...)``), part by part: a
+    computed part does not cost the literal ones beside it. Anything else reads as no answer."""
+    if isinstance(node, ast.Call) and _is_dict_call(node):
+        return {word.arg: _literal(word.value, text) for word in node.keywords if word.arg is not None}
     if not isinstance(node, ast.Dict):
         return {}
     parts: dict[str, Any] = {}
@@ -143,14 +158,38 @@ def _parts(node: ast.expr, text: Callable[[ast.expr], str]) -> dict[str, Any]:
     return parts
 
 
+def _is_dict_call(node: ast.Call) -> bool:
+    """``dict(a="b", b=3.54)``: keywords only, as a kernel builds the same dict."""
+    return (
+        isinstance(node.func, ast.Name)
+        and node.func.id == "dict"
+        and not node.args
+        and all(word.arg is not None for word in node.keywords)
+    )
+
+
 def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
     """(question id, part id or None for the whole dict, value) of ``answers_q1 = {...}`` or
-    ``answers_q1["a"] = ...``; None for any other statement."""
-    if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+    ``answers_q1["a"] = ...``, also annotated (``answers_q1: dict = {...}``) or chained
+    (``answers_q1 = draft = {...}``); None for any other statement."""
+    targets: list[ast.expr]
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        targets, value = [node.target], node.value
+    elif isinstance(node, ast.Assign):
+        targets, value = node.targets, node.value
+    else:
         return None
-    target = node.targets[0]
+    for target in reversed(targets):  # chained: the kernel assigns left to right, the last one counts
+        found = _answer_name(target)
+        if found is not None:
+            return found[0], found[1], value
+    return None
+
+
+def _answer_name(target: ast.expr) -> tuple[str, str | None] | None:
+    """(question id, part id or None) that ``answers_q1`` or ``answers_q1["a"]`` names."""
     if isinstance(target, ast.Name) and target.id.startswith(NOTEBOOK_PREFIX):
-        return target.id.removeprefix(NOTEBOOK_PREFIX), None, node.value
+        return target.id.removeprefix(NOTEBOOK_PREFIX), None
     if (
         isinstance(target, ast.Subscript)
         and isinstance(target.value, ast.Name)
@@ -158,7 +197,7 @@ def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
         and isinstance(target.slice, ast.Constant)
         and isinstance(target.slice.value, str)
     ):
-        return target.value.id.removeprefix(NOTEBOOK_PREFIX), target.slice.value, node.value
+        return target.value.id.removeprefix(NOTEBOOK_PREFIX), target.slice.value
     return None
 
 
@@ -231,6 +270,9 @@ def _literal_assignments(
     for node in tree.body:
         if stop is not None and node.lineno >= stop:
             break  # the kernel never got past the line that raised
+        if isinstance(node, ast.AugAssign) and (named := _answer_name(node.target)) and named[1] is not None:
+            found.append((named[0], named[1], Computed()))  # answers_q2["a"] += [...]: changed by code
+            continue
         changed = _changed_by_code(node)
         if changed is not None:
             found.append((changed[0], changed[1], None))
@@ -279,7 +321,7 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
             values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
-    return Answers(values, "notebook", note=nested)
+    return Answers(_folded(values), "notebook", note=nested)
 
 
 def _in_a_block(tree: ast.Module | None, cell: int) -> Message | None:
@@ -408,7 +450,7 @@ def _letters(value: Any, several: bool = False) -> list[str] | None:
     counts as their list: it is what a student means."""
     if several and isinstance(value, str):
         value = [v for v in re.split(r"[,\s]+", value) if v]
-    items = value if isinstance(value, list) else [value]
+    items = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
     if not all(isinstance(v, str) for v in items):
         return None
     # "b", "B", "b)", "(b)" and "b." all mean option b.
@@ -434,7 +476,8 @@ def form_problem(part: Part, value: Any) -> Message | None:
         return Message("question.not_a_number", {"part": part.id}) if _as_number(value) is None else None
     letters = _letters(value, several=part.kind == "multiple")
     if part.kind == "choice":
-        if letters is None or isinstance(value, list) or len(letters) != 1 or letters[0] not in part.letters:
+        listed = isinstance(value, list | tuple | set | frozenset)  # ["b"] is b; ["b", "d"] is no choice
+        if letters is None or (listed and len(value) != 1) or len(letters) != 1 or letters[0] not in part.letters:
             return Message("question.bad_choice", {"part": part.id, "allowed": allowed})
         return None
     if letters is None or not set(letters) <= set(part.letters):

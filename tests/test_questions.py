@@ -122,7 +122,7 @@ def test_a_non_number_where_a_number_is_expected_is_scored_with_a_message(value,
     ("qid", "value", "message"),
     [
         ("q1", "z", "question.bad_choice"),
-        ("q1", ["b"], "question.bad_choice"),
+        ("q1", ["b", "c"], "question.bad_choice"),
         ("q1", 2, "question.bad_choice"),
         ("q1", "b, c", "question.bad_choice"),
         ("q2", ["a", "z"], "question.bad_choices"),
@@ -491,6 +491,52 @@ def test_answers_are_read_from_a_cell_as_the_kernel_runs_it(cell, read):
     blank (-23), though Jupyter sets every answer. The cell's IPython syntax is read as the
     kernel reads it, and a %%time or %%capture cell's body runs in the notebook's namespace."""
     assert verification.from_notebook(_notebook(cell)).values.get("q1") == read
+
+
+@pytest.mark.parametrize(
+    ("cell", "read"),
+    [
+        ("answers_q1 = dict(a='b', b=3.54)\n", {"a": "b", "b": 3.54}),
+        ("answers_q1: dict = {'a': 'b', 'b': 3.54}\n", {"a": "b", "b": 3.54}),
+        ("answers_q1 = draft = {'a': 'b'}\n", {"a": "b"}),
+        ("draft = answers_q1 = {'a': 'b'}\n", {"a": "b"}),
+        ("answers_Q1 = {'A': 'b', 'a': 'c', 'B': 3.54}\n", {"a": "c", "b": 3.54}),  # a lower-case key wins
+        ("answers_q1 = dict(**other)\n", {}),  # not read: what other holds is not written here
+    ],
+)
+def test_answers_written_in_other_valid_python_are_read(cell, read):
+    """Red team 33: valid Python that leaves the same dict in the kernel was read as not
+    answered (0/2), and `check` called the parts blank."""
+    assert verification.from_notebook(_notebook(cell)).values.get("q1") == read
+
+
+def test_a_part_changed_by_code_in_place_is_said_computed_not_blank():
+    cells = ("answers_q2 = {'a': [], 'b': 64}\n", "answers_q2['a'] += ['a', 'c']\n")
+    answers = verification.from_notebook(_notebook(*cells))
+    part = BANK.question("q2").parts[0]
+    assert isinstance(answers.values["q2"]["a"], verification.Computed)
+    assert verification.form_problem(part, answers.values["q2"]["a"]).id == "question.computed"
+
+
+@pytest.mark.parametrize(
+    ("qid", "value", "points"),
+    [("q1", ["b"], 1.0), ("q1", ("b",), 1.0), ("q1", {"b"}, 1.0)],
+)
+def test_one_letter_in_a_list_tuple_or_set_is_that_choice(qid, value, points):
+    part = BANK.question(qid).parts[0]
+    assert verification.judge(part, value)[1] == part.points * points
+
+
+def test_a_tuple_or_set_of_letters_is_the_ticked_statements():
+    part = BANK.question("q2").parts[0]
+    right = [o.id for o in part.options if o.correct]
+    for value in (tuple(right), set(right), frozenset(right)):
+        assert verification.judge(part, value)[1] == part.points, value
+
+
+def test_answers_file_ids_are_read_whatever_their_case():
+    answers = verification.from_toml(b'[Q1]\nA = "b"\n[q2]\nB = 64\n')
+    assert answers.values == {"q1": {"a": "b"}, "q2": {"b": 64}}
 
 
 def test_a_notebook_answer_keyed_by_a_huge_integer_is_ignored_not_a_fault():
