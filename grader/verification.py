@@ -437,11 +437,19 @@ def _as_number(value: Any) -> float | None:
         except OverflowError:  # an int past float's range: no answer we could compare
             return None
     if isinstance(value, str):
+        text = APPROXIMATELY.sub("", value.strip().replace("\u2212", "-"))  # a typeset minus sign
+        if SPACE_GROUPED.fullmatch(text):  # "266 240": thousands set apart by spaces, as SI writes them
+            text = re.sub(r"[ \u00a0\u202f]", "", text)
         try:
-            return float(value.strip().replace(",", "."))  # "0,5" is how pt-BR writes it
+            return float(text.replace(",", "."))  # "0,5" is how pt-BR writes it
         except ValueError:
             return None
     return None
+
+
+APPROXIMATELY = re.compile(r"^(?:~|\u2248|\u223c)\s*")
+""""~3.54" or "≈ 3.54": the student's number, said to be rounded."""
+SPACE_GROUPED = re.compile(r"[+-]?\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
 
 
 def _letters(value: Any, several: bool = False) -> list[str] | None:

@@ -534,6 +534,28 @@ def test_a_tuple_or_set_of_letters_is_the_ticked_statements():
         assert verification.judge(part, value)[1] == part.points, value
 
 
+@pytest.mark.parametrize(
+    ("qid", "pid", "given"),
+    [
+        ("q3", "b", "\u22121.2247"),
+        ("q1", "b", "~3.54"),
+        ("q1", "b", "\u2248 3.54"),
+        ("q9", "a", "266 240"),
+        ("q9", "a", "266\u202f240"),
+        ("q9", "a", "266\u00a0240"),
+    ],
+)
+def test_a_number_with_a_typeset_minus_an_approximation_sign_or_spaced_thousands_counts(qid, pid, given):
+    """Red team 33: "−1.22" (a typeset minus), "~3.54" and "266 240" were "not a number"."""
+    part = next(p for p in BANK.question(qid).parts if p.id == pid)
+    assert verification.judge(part, given)[1] == part.points
+
+
+@pytest.mark.parametrize("given", ["266 24", "2 66240", "3 .54", "~~3.54", "3.54~"])
+def test_spaces_inside_a_number_are_not_read_as_anything_else(given):
+    assert verification._as_number(given) is None
+
+
 def test_answers_file_ids_are_read_whatever_their_case():
     answers = verification.from_toml(b'[Q1]\nA = "b"\n[q2]\nB = 64\n')
     assert answers.values == {"q1": {"a": "b"}, "q2": {"b": 64}}
