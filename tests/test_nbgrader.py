@@ -1130,3 +1130,18 @@ def test_written_pages_follow_the_released_notebook_s_name(course, tmp_path):
     normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", "--student", "alice", cwd=ROOT)
     page = normlab("written", "export", ASSIGNMENT, "q1", "--course-dir", base, cwd=ROOT).stdout
     assert "## student: alice" in page
+
+
+def test_an_answers_file_handed_in_beside_the_notebook_is_said_not_read(secure, tmp_path):
+    """Reader trial 35: `normlab grade` reads a verification.toml beside a notebook whose answer
+    cells are blank; on nbgrader the answer cells are the gradebook's, and the file was ignored
+    in silence (a later run even kept the student "unchanged")."""
+    course, before, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    shutil.copy(ROOT / "solutions" / "verification.toml", copy / "submitted" / "alice" / ASSIGNMENT)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT).stdout
+    assert "1 graded" in out, out  # a file added is a change
+    page = (copy / "autograded" / "alice" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    assert "verification.toml was handed in beside your notebook and not read" in page
+    assert exported(copy) == before  # the grade is the answer cells', as before

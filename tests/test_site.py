@@ -574,3 +574,25 @@ def test_the_hand_in_instructions_name_every_module_and_the_answers_file():
             readme = next(z.read(n).decode() for n in z.namelist() if n.endswith("/README.md"))
     hand_in = readme.split("## Submit")[1]
     assert [m for m in MODULES if f"`{m}.py`" not in hand_in] == [] and "verification.toml" in hand_in
+
+
+@pytest.mark.parametrize("name", ["students.md", "students.pt-BR.md"])
+def test_the_students_page_names_each_status_as_reports_print_it(name):
+    """A reader trial: the page called a crash `CRASH`; every report prints `CRASHED`."""
+    from grader.report.reporters import STATUS_MARK
+
+    text = (DOCS / name).read_text(encoding="utf-8")
+    named = set(re.findall(r"^\| `([A-Z]+)` \(", text, re.MULTILINE))
+    assert named == set(STATUS_MARK.values())
+
+
+@pytest.mark.parametrize(
+    ("name", "row"), [("grading.md", "largest reply accepted"), ("grading.pt-BR.md", "maior resposta")]
+)
+def test_the_reply_limit_on_the_grading_page_is_the_workers(name, row):
+    """A reader trial: the page said 64 MiB; the worker's replies are capped at 8 MiB."""
+    from grader.sandbox.limits import Limits
+
+    text = (DOCS / "instructors" / name).read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith(f"| {row}"))
+    assert line.endswith(f"| {Limits().result_bytes >> 20} MiB |"), line

@@ -22,6 +22,7 @@ from grader.messages import Message
 from grader.model import Late, Report
 from grader.notebook import MAX_NOTEBOOK_BYTES
 from grader.policy import Policy
+from grader.questions import ANSWERS_FILE
 from grader.report.feedback import feedback_html
 from grader.report.store import key_of, write_atomic
 from grader.runner import Options
@@ -138,9 +139,14 @@ class NbgraderCourse:
                 f"{folder}/timestamp.txt holds no date (nbgrader writes e.g. 2026-11-20 10:00:00.000000 UTC); "
                 "correct it and run again",
             )
-        key = key_of((name or "").encode(), data or b"", stamp or b"")
+        # An answers file is what normlab grade reads beside a blank notebook; here the answer
+        # cells are the gradebook's (reader trial 35): said, and a file added later is a change.
+        beside = ANSWERS_FILE in inside
+        key = key_of((name or "").encode(), data or b"", stamp or b"", b"%d" % beside)
         if name is None:
             notes.append(Message("submission.no_notebook", {"expected": expected}))
+        elif beside:
+            notes.append(Message("submission.answers_file_not_read", {"file": ANSWERS_FILE}))
         path = None
         if name is not None and data is not None:
             path = self.staging / student / name
