@@ -455,17 +455,11 @@ NEGATED = re.compile(
 )
 """What, just before a word, says the note names it by contrast ("LayerNorm, not RMSNorm",
 "pre-norm rather than post-norm"), which contradicts nothing."""
-NEGATION_REACH = 40
-"""How far before a word :data:`NEGATED` looks: the longest cue and article fit. The note is
-the student's text; searching all of it before each mention would be quadratic in its length."""
 
 
 def _mentions(pattern: re.Pattern[str], text: str) -> bool:
     """Whether ``text`` names what ``pattern`` finds, other than by contrast."""
-    return any(
-        NEGATED.search(text, max(0, found.start() - NEGATION_REACH), found.start()) is None
-        for found in pattern.finditer(text)
-    )
+    return any(NEGATED.search(text, 0, found.start()) is None for found in pattern.finditer(text))
 
 
 def _expect_norm_words(text: str, own: set[str], what: str) -> None:
