@@ -44,8 +44,8 @@ def inspect_config(config):
                               scale"), the eps written as ``repr(eps)`` (e.g. ``1e-06``), the
                               placement in words ("pre-norm", "post-norm", "sandwich",
                               "norm-on-output" or "parallel"; case does not matter), and the
-                              number of norms to build; another norm type or placement is
-                              named only to contrast it ("not an RMSNorm")
+                              number of norms to build; it names no other norm type or
+                              placement, not even to contrast it
         =============== ===== ====================================================================
 
     What you need to know about each family is in its published config and in its modelling

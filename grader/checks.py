@@ -449,43 +449,24 @@ SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)[.!?](?:\s+|
 """Where a sentence ends; an abbreviation's full stop (e.g., i.e., cf., vs.) ends none."""
 
 
-NEGATED = re.compile(
-    r"(?:\b(?:not|no|nor|neither|never|unlike|rather than|instead of)|n't)\s+"
-    r"(?:(?:a|an|the|plain|standard|regular|ordinary|classic|vanilla)\s+)?$"
-)
-"""What, just before a word, says the note names it by contrast ("LayerNorm, not RMSNorm",
-"pre-norm rather than post-norm"), which contradicts nothing."""
+DENIED = re.compile(r"(?:\b(?:not|no|nor|neither|never)|n't|n’t)\s+(?:(?:a|an|the)\s+)?$")
+"""What, just before the note's own norm or placement word, denies it ("not a LayerNorm")."""
+DENIAL_REACH = 24
+"""How far before a word :data:`DENIED` looks: the note is the student's text, and searching all
+of it before each mention would be quadratic in its length."""
 
 
-def _mentions(pattern: re.Pattern[str], text: str) -> bool:
-    """Whether ``text`` names what ``pattern`` finds, other than by contrast."""
-    return any(NEGATED.search(text, 0, found.start()) is None for found in pattern.finditer(text))
-
-
-def _expect_norm_words(text: str, own: set[str], what: str) -> None:
-    for word in sorted({w for words in NORM_WORDS.values() for w in words}):
-        named = _mentions(NORM_WORD_PATTERNS[word], text)
-        if word in own:  # the own type's word may also come inside a class name (LlamaRMSNorm)
-            named = named or _mentions(re.compile(re.escape(word).replace(r"\ ", r"\s*")), text)
-        expect_value(named, word in own, what=f"the norm type, in words, in {what}")
-
-
-def _expect_placement_words(text: str, placement: str, what: str) -> None:
-    mine = PLACEMENT_WORDS[placement]
-    named = any(_mentions(re.compile(re.escape(word)), text) for word in mine)
-    expect_value(named, True, what=f"the placement, in words, in {what}")
-    for other, words in PLACEMENT_WORDS.items():
-        for word in words:
-            if other == placement or word in CONTAINED_PLACEMENTS.get(placement, ()):
-                continue
-            if not any(word in own_word for own_word in mine):
-                pattern = OTHER_PLACEMENT_PATTERNS.get(word, re.compile(re.escape(word)))
-                expect_value(_mentions(pattern, text), False, what=f"the placement, in words, in {what}")
+def _affirmed(pattern: re.Pattern[str], text: str) -> bool:
+    """Whether ``text`` names what ``pattern`` finds at least once without denying it."""
+    return any(
+        DENIED.search(text, max(0, found.start() - DENIAL_REACH), found.start()) is None
+        for found in pattern.finditer(text)
+    )
 
 
 def expect_note(note: Any, want: dict[str, Any]) -> None:
     """The note says what the report says, and nothing that contradicts it: the right norm and
-    placement words (and no other's, unless by contrast: "not an RMSNorm"), the eps (and no
+    placement words, at least once not denied (and no other's, even denied), the eps (and no
     other eps), the count, in 2 to 4 sentences. A note that lists every name and value
     contradicts itself and fails."""
     what = 'inspect_config(config)["note"]'
@@ -493,8 +474,25 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
     sentences = [part for part in SENTENCE_END.split(note.strip()) if part.strip()]
     expect_value(2 <= len(sentences) <= 4, True, what=f"the number of sentences in {what}")
     text = note.lower()
-    _expect_norm_words(text, set(NORM_WORDS[want["norm_type"]]), what)
-    _expect_placement_words(text, want["placement"], what)
+    own = set(NORM_WORDS[want["norm_type"]])
+    for word in sorted({w for words in NORM_WORDS.values() for w in words}):
+        if word in own:  # the own type's word may also come inside a class name (LlamaRMSNorm)
+            inside = re.compile(re.escape(word).replace(r"\ ", r"\s*"))
+            named = _affirmed(NORM_WORD_PATTERNS[word], text) or _affirmed(inside, text)
+        else:
+            named = NORM_WORD_PATTERNS[word].search(text) is not None
+        expect_value(named, word in own, what=f"the norm type, in words, in {what}")
+    mine = PLACEMENT_WORDS[want["placement"]]
+    named = any(_affirmed(re.compile(re.escape(word)), text) for word in mine)
+    expect_value(named, True, what=f"the placement, in words, in {what}")
+    for placement, words in PLACEMENT_WORDS.items():
+        for word in words:
+            if word in CONTAINED_PLACEMENTS.get(want["placement"], ()):
+                continue
+            if placement != want["placement"] and not any(word in own_word for own_word in mine):
+                pattern = OTHER_PLACEMENT_PATTERNS.get(word)
+                named = word in text if pattern is None else pattern.search(text) is not None
+                expect_value(named, False, what=f"the placement, in words, in {what}")
     eps = want["eps"]
     numbers = {float(n) for n in EPS_LIKE.findall(note)}
     # EPS_LIKE finds the small numbers a note may use for an eps; an eps of 1e-3 or more is

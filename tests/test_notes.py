@@ -103,15 +103,25 @@ CONTRASTS = [
     ("gpt2.json", "Pre-norm LayerNorm (not an RMSNorm), eps 1e-05. Build 25 norms."),
     ("gpt2.json", "A pre-norm LayerNorm rather than an RMSNorm, eps 1e-05. Build 25 norms."),
     ("llama-3-8b.json", "Pre-norm, not post-norm: RMSNorm instead of LayerNorm, eps 1e-05. Build 65 norms."),
-    ("llama-3-8b.json", "Unlike a LayerNorm, this RMSNorm does not subtract the mean; pre-norm. eps 1e-05, 65 norms."),
     ("opt-350m.json", "Post-norm (it isn't pre-norm) LayerNorm, eps 1e-05. Build 48 norms."),
+    # red team 36: with contrast allowed, one template fit every model: its type came from a
+    # class name, both plain words "not" (and hedges such as "X, if not Y" passed)
+    (
+        "llama-3-8b.json",
+        "Its modules are input_layernorm or LlamaRMSNorm, so not an RMSNorm and not a LayerNorm, "
+        "eps=1e-05. It is pre-norm placement; build 65 norms.",
+    ),
+    ("llama-3-8b.json", "It uses RMSNorm, if not LayerNorm, eps 1e-05, pre-norm. Build 65 norms."),
 ]
-"""Notes that name another norm or placement only to say it is not this one's."""
+"""Notes that name another norm type or placement, even to say it is not this one's. The
+docstring says a note names no other: which contrasts are sound cannot be told from the words
+(red team 36 found hedges that read as contrasts, and contrasts that did not)."""
 
 
 @pytest.mark.parametrize(("config", "note"), CONTRASTS)
-def test_naming_another_norm_or_placement_by_contrast_costs_nothing(config, note):
-    _passes(config, note)
+def test_naming_another_norm_or_placement_even_by_contrast_fails_as_the_docstring_says(config, note):
+    with pytest.raises(Mismatch):
+        expect_note(note, _report(config))
 
 
 @pytest.mark.parametrize(
@@ -262,3 +272,31 @@ def test_an_eps_of_a_thousandth_or_more_written_as_its_repr_is_found(eps):
 def test_a_note_without_its_own_eps_of_a_thousandth_still_fails(note):
     with pytest.raises(Mismatch):
         expect_note(note, _llama_report(1e-3))
+
+
+class _Spans:
+    """DENIED, recording how much text each search before a mention reads."""
+
+    def __init__(self, pattern):
+        self.pattern, self.widest = pattern, 0
+
+    def search(self, text, start, end):
+        self.widest = max(self.widest, end - start)
+        return self.pattern.search(text, start, end)
+
+
+REPEATS = 100_000
+
+
+def test_a_long_note_is_read_in_one_pass_not_once_per_mention(monkeypatch):
+    """The note is the student's text: looking for "not" before each mention of its own type
+    must read a few words, not everything before it (100,000 denied mentions would cost
+    minutes of grader CPU)."""
+    from grader import checks
+
+    spans = _Spans(checks.DENIED)
+    monkeypatch.setattr(checks, "DENIED", spans)
+    note = "Pre-norm, eps 1e-05. Build 65 norms. " + "Not RMSNorm, " * REPEATS + "really."
+    with pytest.raises(Mismatch):  # its own type is only ever denied
+        expect_note(note, _report("llama-3-8b.json"))
+    assert 0 < spans.widest <= 64
