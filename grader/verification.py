@@ -168,10 +168,11 @@ def _is_dict_call(node: ast.Call) -> bool:
     )
 
 
-def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
-    """(question id, part id or None for the whole dict, value) of ``answers_q1 = {...}`` or
-    ``answers_q1["a"] = ...``, also annotated (``answers_q1: dict = {...}``) or chained
-    (``answers_q1 = draft = {...}``); None for any other statement."""
+def _targets(node: ast.stmt) -> tuple[list[tuple[str, str | None]], ast.expr] | None:
+    """([(question id, part id or None for the whole dict)], value) of ``answers_q1 = {...}``
+    or ``answers_q1["a"] = ...``, also annotated (``answers_q1: dict = {...}``) or chained
+    (``answers_q1 = answers_q2 = {...}``: each, left to right, as the kernel assigns them);
+    None for any other statement."""
     targets: list[ast.expr]
     if isinstance(node, ast.AnnAssign) and node.value is not None:
         targets, value = [node.target], node.value
@@ -179,11 +180,8 @@ def _target(node: ast.stmt) -> tuple[str, str | None, ast.expr] | None:
         targets, value = node.targets, node.value
     else:
         return None
-    for target in reversed(targets):  # chained: the kernel assigns left to right, the last one counts
-        found = _answer_name(target)
-        if found is not None:
-            return found[0], found[1], value
-    return None
+    named = [found for target in targets if (found := _answer_name(target)) is not None]
+    return (named, value) if named else None
 
 
 def _answer_name(target: ast.expr) -> tuple[str, str | None] | None:
@@ -281,14 +279,15 @@ def _literal_assignments(
         if timed is not None:  # %time answers_q1 = {...}: the kernel runs the statement
             found += _literal_assignments(timed, _parsed(timed))
             continue
-        target = _target(node)
-        if target is None:
+        assigned = _targets(node)
+        if assigned is None:
             continue
-        qid, part, value_node = target
+        names, value_node = assigned
         start, end = span(value_node)
         if end - start > MAX_LITERAL_CHARS:
             continue
-        found.append((qid, part, _parts(value_node, text) if part is None else _literal(value_node, text)))
+        for qid, part in names:
+            found.append((qid, part, _parts(value_node, text) if part is None else _literal(value_node, text)))
     return found
 
 
@@ -335,8 +334,8 @@ def _in_a_block(tree: ast.Module | None, cell: int) -> Message | None:
         {
             target.id
             for node in ast.walk(tree)
-            if isinstance(node, ast.Assign) and id(node) not in top
-            for target in node.targets
+            if isinstance(node, ast.Assign | ast.AnnAssign) and id(node) not in top
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
             if isinstance(target, ast.Name) and target.id.startswith(NOTEBOOK_PREFIX)
         }
     )
@@ -437,7 +436,7 @@ def _as_number(value: Any) -> float | None:
         except OverflowError:  # an int past float's range: no answer we could compare
             return None
     if isinstance(value, str):
-        text = APPROXIMATELY.sub("", value.strip().replace("\u2212", "-"))  # a typeset minus sign
+        text = _number_text(value)
         if SPACE_GROUPED.fullmatch(text):  # "266 240": thousands set apart by spaces, as SI writes them
             text = re.sub(r"[ \u00a0\u202f]", "", text)
         try:
@@ -445,6 +444,11 @@ def _as_number(value: Any) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def _number_text(value: str) -> str:
+    """A number's text without what only typesets it: a typeset minus sign, a leading "~"."""
+    return APPROXIMATELY.sub("", value.strip().replace("\u2212", "-"))
 
 
 APPROXIMATELY = re.compile(r"^(?:~|\u2248|\u223c)\s*")
@@ -515,7 +519,7 @@ def ambiguous_note(bank: Bank, answers: Answers) -> Message | None:
         given = answers.values.get(question.id, {})
         for part in question.parts:
             value = given.get(part.id) if isinstance(given, dict) else None
-            if part.kind == "number" and isinstance(value, str) and AMBIGUOUS_NUMBER.fullmatch(value.strip()):
+            if part.kind == "number" and isinstance(value, str) and AMBIGUOUS_NUMBER.fullmatch(_number_text(value)):
                 parts.append(f"{question.id}.{part.id}")
     return Message("question.ambiguous_numbers", {"parts": ", ".join(parts)}) if parts else None
 

@@ -1145,3 +1145,12 @@ def test_an_answers_file_handed_in_beside_the_notebook_is_said_not_read(secure, 
     page = (copy / "autograded" / "alice" / ASSIGNMENT / "normlab-feedback.html").read_text()
     assert "verification.toml was handed in beside your notebook and not read" in page
     assert exported(copy) == before  # the grade is the answer cells', as before
+
+
+def test_a_rounding_crumb_of_the_gradebooks_sum_is_no_hand_point():
+    """Red team 36: nbgrader's SQL sum of cell scores 0.1 and 0.2 is 0.30000000000000004; the
+    late-penalty line would have said "with 5.55112e-17 by hand"."""
+    from grader.integrations.nbgrader.gradebook import hand_points
+
+    assert hand_points(0.1 + 0.2, 0.3) == 0.0 and str(hand_points(0.3, 0.1 + 0.2)) == "0.0"
+    assert hand_points(259.2, 257.2) == 2.0

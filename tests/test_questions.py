@@ -1,5 +1,6 @@
 """The question bank, the answers file and the scoring of the verification questions."""
 
+import ast
 import copy
 import json
 import re
@@ -508,6 +509,27 @@ def test_answers_written_in_other_valid_python_are_read(cell, read):
     """Red team 33: valid Python that leaves the same dict in the kernel was read as not
     answered (0/2), and `check` called the parts blank."""
     assert verification.from_notebook(_notebook(cell)).values.get("q1") == read
+
+
+def test_a_chained_assignment_sets_every_answer_it_names():
+    """Red team 36: the kernel sets every target of a chain; only the last one was read."""
+    answers = verification.from_notebook(_notebook("answers_q1 = answers_q2 = {'a': 'b'}\n"))
+    assert answers.values["q1"] == answers.values["q2"] == {"a": "b"}
+    answers = verification.from_notebook(_notebook("answers_q1 = {}\nanswers_q1['a'] = answers_q1['b'] = 'x'\n"))
+    assert answers.values["q1"] == {"a": "x", "b": "x"}
+
+
+def test_an_annotated_answer_inside_a_block_is_said_not_lost_in_silence():
+    tree = ast.parse("if True:\n    answers_q1: dict = {'a': 'b'}\n")
+    note = verification._in_a_block(tree, 3)
+    assert note is not None and "answers_q1" in note.params["names"]
+
+
+@pytest.mark.parametrize("given", ["\u22121,225", "~1,250", "\u22481.250"])
+def test_a_typeset_number_that_reads_two_ways_is_said(given, tmp_path):
+    """Red team 36: "−1,225" and "~1,250" were read as the plain forms, without their note."""
+    note = verification.ambiguous_note(BANK, verification.Answers({"q3": {"b": given}}, ANSWERS_FILE))
+    assert note is not None and note.params["parts"] == "q3.b"
 
 
 def test_a_part_changed_by_code_in_place_is_said_computed_not_blank():

@@ -232,7 +232,13 @@ class ClassGradebook:
             except BaseException:
                 db.rollback()  # nothing of this student is written; the next student starts clean
                 raise
-        return Late(penalty, raw - report.score if penalty else 0.0)
+        return Late(penalty, hand_points(raw, report.score) if penalty else 0.0)
+
+
+def hand_points(raw: float, auto: float) -> float:
+    """The points of nbgrader's raw score beyond the report's: given by hand. SQL sums the cells'
+    scores in another order than the report, so 0.30000000000000004 against 0.3 is none."""
+    return round(raw - auto, DIGITS) + 0.0  # + 0.0: no "-0"
 
 
 def _submission_rows(gb: Any, assignment: str, student: str, timestamp: str | None) -> Any:
