@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from grader import notebook
+from grader import notebook, script
 from grader.course import DATA, MODULE_OF, MODULES, exercises_dir
 from grader.messages import Message
 from grader.notebook import CodeCell, NotebookUnreadable
@@ -109,9 +109,9 @@ def prepare(path: str | Path) -> Prepared:
         if origin.is_dir():
             prepared = _prepare_directory(origin, directory)
         elif origin.suffix == ".py":
-            prepared = _prepare_single(origin, directory, "file", _read_regular(origin, MAX_MODULE_BYTES))
+            prepared = _prepare_py(origin, directory)
         elif origin.suffix == ".ipynb":
-            prepared = _prepare_notebook(origin, directory)
+            prepared = _prepare_notebook(origin, directory, _read_regular(origin, notebook.MAX_NOTEBOOK_BYTES + 1))
         else:
             raise SubmissionError(f"{origin} is not a directory, a .py file or a .ipynb notebook")
         _copy_course_data(directory)
@@ -172,10 +172,22 @@ def _prepare_single(origin: Path, directory: Path, kind: str, data: bytes | None
     return prepared
 
 
-def _prepare_notebook(origin: Path, directory: Path) -> Prepared:
-    """A notebook: its code cells, prepared to run in order as Jupyter runs them."""
+def _prepare_py(origin: Path, directory: Path) -> Prepared:
+    """A module, or a notebook downloaded as a ``.py`` file: graded as the notebook."""
+    data = _read_regular(origin, MAX_MODULE_BYTES)
+    if data is not None and len(data) <= MAX_MODULE_BYTES and script.is_notebook_script(data):
+        cells = script.as_notebook(data)
+        if cells is not None:
+            prepared = _prepare_notebook(origin, directory, cells)
+            prepared.notes.insert(0, Message("submission.notebook_script", {"file": origin.name}))
+            return prepared
+    return _prepare_single(origin, directory, "file", data)
+
+
+def _prepare_notebook(origin: Path, directory: Path, raw: bytes | None) -> Prepared:
+    """A notebook (``raw``, its bytes): its code cells, prepared to run in order as Jupyter
+    runs them."""
     prepared = Prepared(str(origin), directory, "notebook", SINGLE_MODULE)
-    raw = _read_regular(origin, notebook.MAX_NOTEBOOK_BYTES + 1)
     if raw is None:
         prepared.unreadable = Message("submission.file_unreadable", {"path": origin.name})
         return prepared

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import notebook
+from grader import notebook, script
 from grader.messages import Message
 from grader.model import CheckResult, ManualPart, Status, Visibility
 from grader.questions import (
@@ -372,8 +372,11 @@ def find(
     lies beside the work (the one file of a Gradescope upload, in another folder)."""
     origin = Path(path)
     beside = answers_beside(origin)
-    if origin.suffix == ".ipynb":  # read whole, as it is graded: plots make 256 KiB notebooks common
-        answers = from_notebook(_read_capped(origin, notebook.MAX_NOTEBOOK_BYTES), stopped)
+    downloaded = _downloaded_notebook(origin)
+    if origin.suffix == ".ipynb" or downloaded is not None:
+        # read whole, as it is graded: plots make 256 KiB notebooks common
+        raw = downloaded if downloaded is not None else _read_capped(origin, notebook.MAX_NOTEBOOK_BYTES)
+        answers = from_notebook(raw, stopped)
         if not beside_lone_file:
             return answers
         if beside.is_file():
@@ -388,6 +391,18 @@ def find(
         return Answers({}, ANSWERS_FILE, Message("question.file_linked", {"file": ANSWERS_FILE}))
     answers = from_toml(_read_capped(beside))
     return answers if answers.problem is not None else dataclasses.replace(answers, note=note)
+
+
+def _downloaded_notebook(origin: Path) -> bytes | None:
+    """The notebook a ``.py`` file is a download of (see :mod:`grader.script`), or None."""
+    from grader.submission import MAX_MODULE_BYTES
+
+    if origin.suffix != ".py" or origin.is_dir():
+        return None
+    data = _read_capped(origin, MAX_MODULE_BYTES)
+    if data is None or len(data) > MAX_MODULE_BYTES or not script.is_notebook_script(data):
+        return None
+    return script.as_notebook(data)
 
 
 def _or_beside_notebook(answers: Answers, file: Path | None, said: str) -> Answers:

@@ -1,0 +1,79 @@
+"""A notebook downloaded as a .py file (Jupyter's "Executable Script", `jupyter nbconvert --to
+script`, Colab's "Download .py") is graded as the notebook it came from: imported as a module
+it failed at its first `%matplotlib inline` and scored 0."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from redteam_helpers import BIN, filled, make_course
+
+from grader import script
+
+pytestmark = pytest.mark.slow
+
+HEADER = "%matplotlib inline\nimport matplotlib.pyplot as plt\n!pip install numpy\n"
+PYTHON = {
+    "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+    "language_info": {"name": "python", "file_extension": ".py"},
+}
+
+
+def _grade(path) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", "--json", str(path)], capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    return {"score": report["score"], "tests": {t["name"]: t["status"] for t in report["tests"]}}
+
+
+@pytest.fixture(scope="module")
+def downloaded(tmp_path_factory):
+    """A solved notebook with a Colab-style first cell, and the .py jupyter nbconvert makes of it."""
+    base = tmp_path_factory.mktemp("script")
+    nb = filled(make_course(base))
+    header = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": HEADER}
+    nb["cells"].insert(0, header)
+    nb["metadata"] = {**nb.get("metadata", {}), **PYTHON}
+    (base / "lab.ipynb").write_text(json.dumps(nb))
+    out = subprocess.run(
+        [BIN / "jupyter", "nbconvert", "--to", "script", "--output", "lab", "lab.ipynb"],
+        cwd=base,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    made = next(p for p in (base / "lab.py", base / "lab.txt") if p.exists())
+    return base, made.read_text()
+
+
+def test_a_notebook_downloaded_as_py_is_graded_as_the_notebook(downloaded):
+    base, text = downloaded
+    assert "%matplotlib inline" in text or "get_ipython()" in text  # what the download keeps
+    (base / "download.py").write_text(text)
+    notebook, module = _grade(base / "lab.ipynb"), _grade(base / "download.py")
+    assert notebook["score"] > 250 and module == notebook
+
+
+def test_a_download_with_get_ipython_calls_is_graded_as_the_notebook_too(downloaded):
+    """Colab's download and older nbconvert write the calls IPython makes of the magics."""
+    base, text = downloaded
+    calls = text.replace("%matplotlib inline", "get_ipython().run_line_magic('matplotlib', 'inline')")
+    calls = calls.replace("!pip install numpy", "get_ipython().system('pip install numpy')")
+    assert "get_ipython()" in calls
+    (base / "calls.py").write_text(calls)
+    assert _grade(base / "calls.py") == _grade(base / "lab.ipynb")
+
+
+def test_a_plain_module_is_not_taken_for_a_download():
+    module = b'"""Notes.\n%s is a format, not a magic\n!important\n"""\nimport numpy as np\n'
+    assert not script.is_notebook_script(module)
+
+
+def test_a_download_that_is_no_python_even_without_its_notebook_lines_keeps_its_own_error():
+    broken = b"%matplotlib inline\ndef rmsnorm(x:\n    return x\n"
+    assert script.is_notebook_script(broken) and script.as_notebook(broken) is None
