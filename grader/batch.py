@@ -58,24 +58,35 @@ def _on_dask(submissions: list[Path], options: Options, scheduler: str) -> Itera
 def _in_pool(submissions: list[Path], options: Options, jobs: int) -> Iterator[tuple[Path, Outcome]]:
     context = multiprocessing.get_context("spawn")
     with ProcessPool(max_workers=jobs, context=context, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-        attempts: dict[Path, int] = {}
+        try:
+            yield from _scheduled(pool, submissions, options)
+        except BaseException:
+            # Ctrl-C (pebble's processes ignore SIGINT), or the consumer stopped: the gradings
+            # under way are abandoned, not awaited (a slow one held an interrupted run for minutes)
+            pool.stop()  # type: ignore[no-untyped-call]
+            raise
 
-        def schedule(path: Path) -> tuple[Future[Outcome], Path]:
-            attempts[path] = attempts.get(path, 0) + 1
-            return pool.schedule(grade_safely, args=(str(path), options)), path
 
-        pending = dict(schedule(path) for path in submissions)
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                path = pending.pop(future)
-                try:
-                    yield path, future.result()
-                except Exception as exc:  # the pool process died while grading this one
-                    if attempts[path] <= RETRIES:
-                        pending.update([schedule(path)])
-                    else:
-                        yield path, NotGraded(f"the grading process died twice ({type(exc).__name__}: {exc})")
+def _scheduled(pool: ProcessPool, submissions: list[Path], options: Options) -> Iterator[tuple[Path, Outcome]]:
+    """Each submission graded in ``pool``; one whose pool process died is graded once more."""
+    attempts: dict[Path, int] = {}
+
+    def schedule(path: Path) -> tuple[Future[Outcome], Path]:
+        attempts[path] = attempts.get(path, 0) + 1
+        return pool.schedule(grade_safely, args=(str(path), options)), path
+
+    pending = dict(schedule(path) for path in submissions)
+    while pending:
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            path = pending.pop(future)
+            try:
+                yield path, future.result()
+            except Exception as exc:  # the pool process died while grading this one
+                if attempts[path] <= RETRIES:
+                    pending.update([schedule(path)])
+                else:
+                    yield path, NotGraded(f"the grading process died twice ({type(exc).__name__}: {exc})")
 
 
 def grade_many(

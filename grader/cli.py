@@ -28,9 +28,12 @@ if TYPE_CHECKING:
 EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
 EXIT_GRADER_FAULT = 3
+EXIT_INTERRUPTED = 130
+"""As a shell reports a command stopped by Ctrl-C (128 + SIGINT)."""
 EXIT_CODES = (
     "Exit codes: 0 done (whatever the score); 1 a check found problems (failing public tests, "
-    "stale stubs, a missing sandbox layer); 2 usage error; 3 grader fault, no score issued."
+    "stale stubs, a missing sandbox layer); 2 usage error; 3 grader fault, no score issued; "
+    "130 interrupted (Ctrl-C)."
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -47,6 +50,15 @@ class GraderFaultExit(click.ClickException):
 
 class UsageExit(click.UsageError):
     exit_code = EXIT_USAGE
+
+
+class InterruptedExit(click.ClickException):
+    """A class run stopped by Ctrl-C: what was published stays; the next run goes on from it."""
+
+    exit_code = EXIT_INTERRUPTED
+
+    def format_message(self) -> str:
+        return f"interrupted: {self.message}"
 
 
 def settings_from(course_dir: Path | None = None, course_file: str | None = None, **overrides: Any) -> Settings:
@@ -393,14 +405,26 @@ def _check_students(root: Path, assignment: str, students: tuple[str, ...]) -> N
         raise UsageExit(f"no submitted/<student>/{assignment}/ folder for: {names}")
 
 
-def _echo_class(outcomes: Iterable[StudentOutcome]) -> list[StudentOutcome]:
-    """Print each student's outcome as it comes; the outcomes."""
+def _echo_class(outcomes: Iterable[StudentOutcome], seen: list[StudentOutcome] | None = None) -> list[StudentOutcome]:
+    """Print each student's outcome as it comes; the outcomes, also gathered in ``seen`` as
+    they come (what an interrupted run did is then known)."""
+    seen = [] if seen is None else seen
     try:
-        return [_echo_outcome(outcome) for outcome in outcomes]
+        for outcome in outcomes:
+            seen.append(_echo_outcome(outcome))
+        return seen
     except SettingsError as exc:  # the course is not ready to grade: nothing was published
         raise UsageExit(str(exc)) from exc
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
+    except KeyboardInterrupt:
+        from grader.classgrade import State
+
+        published = sum(o.state is not State.FAILED for o in seen)
+        raise InterruptedExit(
+            f"{published} student(s) published in this run, and kept; run the same command again to go on "
+            "(a student graded but not yet published is published from the stored report, not graded again)"
+        ) from None
 
 
 def _finish_class(seen: list[StudentOutcome]) -> None:
@@ -502,10 +526,12 @@ def grade_class(
     run = ClassRun(source, FolderPublisher(source, settings.lang), options, force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
     seen: list[StudentOutcome] = []
+    complete = False
     try:
-        seen = _echo_class(run_class(run))
+        _echo_class(run_class(run), seen)
+        complete = True
     finally:  # an interrupted run still leaves grades.csv as its stored grades now stand
-        save_roster(source.out, seen, partial=bool(students) or not seen)
+        save_roster(source.out, seen, partial=bool(students) or not complete)
         save_policy(source.out, settings.policy)
         save_source(source.out, source.root)
         click.echo(f"wrote {grades_csv(source.out, settings.policy)}")

@@ -286,3 +286,39 @@ def test_a_class_run_leaves_nothing_in_the_temporary_folder(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "2 graded" in done.stdout
     assert sorted(p.name for p in scratch.iterdir()) == []
+
+
+def test_a_first_class_run_stopped_with_ctrl_c_keeps_the_grades_it_published(tmp_path):
+    """Instructor trial 34: a first grade-class run stopped with Ctrl-C wrote a grades.csv of
+    its header only, though feedback pages were out; and it exited 1 ("a check found
+    problems") with click's "Aborted!"."""
+    import csv
+
+    from grader.integrations.folder import FolderClass
+
+    for name in ("ana", "bea"):
+        copy_solutions(tmp_path / "class" / name)
+    patched(tmp_path / "class" / "zed", *SLOW)  # graded last; each rmsnorm call sleeps 5 s
+    source = FolderClass(tmp_path / "class", tmp_path / "out")
+    command = [sys.executable, "-m", "grader.cli", "grade-class", str(source.root), "-o", str(source.out)]
+    proc = subprocess.Popen(
+        [*command, "--jobs", "1", "--no-progress"],
+        start_new_session=True,  # Ctrl-C reaches the terminal's whole process group
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not {"ana", "bea"} <= {p.name for p in (source.work / "done").glob("*")}:
+        time.sleep(0.1)
+    time.sleep(1.0)  # zed's grading is under way
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=120)  # zed's grading alone takes minutes
+    finally:
+        if proc.poll() is None:  # it waited for zed: the test fails, and leaves nothing behind
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and "interrupted: 2 student(s) published" in err, out + err
+    with open(source.out / "grades.csv", newline="") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert set(rows) == {"ana", "bea"} and {row["status"] for row in rows.values()} == {"graded"}
