@@ -27,7 +27,9 @@ the reason; the others are graded and published.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib.metadata
+import os
 import sys
 import tempfile
 import time
@@ -44,6 +46,7 @@ from grader.messages import Message
 from grader.model import Late, NotGraded, Outcome, Report
 from grader.report.store import key_of, load_report, save_report, write_atomic
 from grader.runner import Options
+from grader.settings import SettingsError
 
 
 @dataclass(frozen=True)
@@ -196,11 +199,39 @@ def grading_identity() -> str:
     return key_of(*parts)
 
 
+RUN_LOCK = "run.lock"
+
+
+@contextlib.contextmanager
+def only_run(work: Path) -> Iterator[None]:
+    """One run of a class at a time: a second one (a double start, a cron job beside a manual
+    run) graded every student again beside the first and raced it to publish (instructor trial
+    34). A flock on ``work/run.lock``, which the kernel drops when the run ends, however it ends."""
+    work.mkdir(parents=True, exist_ok=True)
+    fd = os.open(work / RUN_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SettingsError(
+                f"another normlab run is grading this class now ({work / RUN_LOCK} is held); "
+                "wait for it to end, or stop it, and run again"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
 def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
     """Grade, store and publish every submission of ``run.source``; one outcome per student.
 
     Each student is published as soon as their grading arrives, while the pool grades the
     others: the main process's share of the work overlaps the pool's."""
+    with only_run(run.source.work):
+        yield from _grade_class(run)
+
+
+def _grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
     _remove_stale_temporaries(run.source.work)
     pending: dict[str, Submitted] = {}
     for entry in run.source.submissions(run.students):

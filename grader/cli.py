@@ -24,6 +24,7 @@ from grader.submission import SubmissionError
 
 if TYPE_CHECKING:
     from grader.classgrade import StudentOutcome
+    from grader.integrations.folder import FolderClass
 
 EXIT_FAILED_CHECK = 1
 EXIT_USAGE = 2
@@ -506,14 +507,7 @@ def grade_class(
     """
     from grader.classgrade import ClassRun
     from grader.classgrade import grade_class as run_class
-    from grader.integrations.folder import (
-        FolderClass,
-        FolderPublisher,
-        grades_csv,
-        save_policy,
-        save_roster,
-        save_source,
-    )
+    from grader.integrations.folder import FolderClass, FolderPublisher
     from grader.runner import FINAL, Options
 
     settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
@@ -526,18 +520,29 @@ def grade_class(
     run = ClassRun(source, FolderPublisher(source, settings.lang), options, force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
     seen: list[StudentOutcome] = []
-    complete = False
+    complete = refused = False
     try:
         _echo_class(run_class(run), seen)
         complete = True
+    except UsageExit:  # refused before grading (another run is grading the class): its files are its own
+        refused = True
+        raise
     finally:  # an interrupted run still leaves grades.csv as its stored grades now stand
-        save_roster(source.out, seen, partial=bool(students) or not complete)
-        save_policy(source.out, settings.policy)
-        save_source(source.out, source.root)
-        click.echo(f"wrote {grades_csv(source.out, settings.policy)}")
+        if not refused:
+            _save_class(source, settings, seen, partial=bool(students) or not complete)
     if not students:
         _class_summary(seen, source.out / "scores.png", source.root.name)
     _finish_class(seen)
+
+
+def _save_class(source: FolderClass, settings: Settings, seen: list[StudentOutcome], partial: bool) -> None:
+    """grades.csv and what a later run or written import needs, as the class's grades stand."""
+    from grader.integrations.folder import grades_csv, save_policy, save_roster, save_source
+
+    save_roster(source.out, seen, partial=partial)
+    save_policy(source.out, settings.policy)
+    save_source(source.out, source.root)
+    click.echo(f"wrote {grades_csv(source.out, settings.policy)}")
 
 
 def _class_policy(settings: Settings, out: Path) -> Settings:

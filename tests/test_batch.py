@@ -4,12 +4,14 @@ once; every grading has a worker slot (and uid) of its own, on this machine and 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -322,3 +324,45 @@ def test_a_first_class_run_stopped_with_ctrl_c_keeps_the_grades_it_published(tmp
     with open(source.out / "grades.csv", newline="") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     assert set(rows) == {"ana", "bea"} and {row["status"] for row in rows.values()} == {"graded"}
+
+
+def test_a_second_run_on_the_same_class_is_refused_while_the_first_grades(tmp_path):
+    """Instructor trial 34: two runs at once (a double start, a cron job beside a manual run)
+    each graded every student, raced each other to publish, and neither said a word. The lock
+    goes with the run, however it ends: after a SIGKILL the next run grades."""
+    copy_solutions(tmp_path / "class" / "ana")
+    patched(tmp_path / "class" / "zed", *SLOW)  # each rmsnorm call sleeps 5 s: the first run is long
+    command = [sys.executable, "-m", "grader.cli", "grade-class", str(tmp_path / "class"), "-o", str(tmp_path / "out")]
+    first = subprocess.Popen([*command, "--no-progress"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (tmp_path / "out" / "normlab" / "reports" / "ana.json").exists():
+            time.sleep(0.1)
+        second = subprocess.run([*command, "--no-progress"], capture_output=True, text=True, timeout=120)
+        assert second.returncode == 2 and "another normlab run is grading this class now" in second.stderr
+        assert "wrote" not in second.stdout  # the first run's files are left to it
+    finally:
+        first.kill()
+        first.wait()
+    shutil.rmtree(tmp_path / "class" / "zed")
+    third = subprocess.run([*command, "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert third.returncode == 0, third.stdout + third.stderr
+
+
+def test_what_a_killed_write_of_a_feedback_page_left_is_removed_when_it_is_written_again(tmp_path):
+    """Instructor trial 34: SIGKILL while publishing left a half-written page's temporary file
+    beside it, which no later run removed (nbgrader's generate_feedback passed one on)."""
+    from grader.classgrade import ClassRun, grade_class
+    from grader.integrations.folder import FolderClass, FolderPublisher
+    from grader.runner import Options
+
+    handed_in = tmp_path / "handed-in"
+    handed_in.mkdir()
+    (handed_in / "ana.py").write_text("import numpy as np\n")
+    source = FolderClass(handed_in, tmp_path / "out")
+    run = ClassRun(source, FolderPublisher(source, "en"), Options(suites=("public",)), progress=False)
+    list(grade_class(run))
+    leftover = tmp_path / "out" / "feedback" / ".ana.html.x1y2z3.tmp"
+    leftover.write_text("half a page")
+    list(grade_class(replace(run, force=True)))
+    assert not leftover.exists() and (tmp_path / "out" / "feedback" / "ana.html").is_file()

@@ -1154,3 +1154,16 @@ def test_a_rounding_crumb_of_the_gradebooks_sum_is_no_hand_point():
 
     assert hand_points(0.1 + 0.2, 0.3) == 0.0 and str(hand_points(0.3, 0.1 + 0.2)) == "0.0"
     assert hand_points(259.2, 257.2) == 2.0
+
+
+def test_what_a_killed_publication_left_in_autograded_is_gone_after_the_next(secure, tmp_path):
+    """Instructor trial 34: SIGKILL while publishing left `.lab.ipynb.<random>.tmp` in
+    autograded/<student>/; no run removed it, and `nbgrader generate_feedback` copied it to the
+    student's feedback."""
+    course, before, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    leftover = copy / "autograded" / "alice" / ASSIGNMENT / ".lab.ipynb.els3hqvt.tmp"
+    leftover.write_text("a half-written notebook")
+    normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", "--student", "alice", cwd=ROOT)
+    assert not leftover.exists() and exported(copy) == before

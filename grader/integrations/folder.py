@@ -30,7 +30,7 @@ from grader.policy import Policy
 from grader.questions import ANSWERS_FILE
 from grader.report.encoding import report_from_data
 from grader.report.feedback import feedback_html
-from grader.report.store import key_of, write_atomic
+from grader.report.store import key_of, remove_leftovers, write_atomic
 from grader.sandbox.inside.protocol import clean_text
 from grader.submission import MAX_MODULE_BYTES
 from grader.verification import MAX_ANSWERS_BYTES
@@ -157,6 +157,7 @@ class FolderPublisher:
     def publish(self, submitted: Submitted, report: Report) -> Late:
         page = feedback_html(report, student=submitted.student, assignment=self.course.root.name, lang=self.lang)
         target = self.course.out / "feedback" / f"{submitted.student}.html"
+        remove_leftovers(target)
         write_atomic(target, page)
         target.chmod(0o644)
         return Late()

@@ -7,6 +7,8 @@ never half of one, so an interrupted batch resumes without regrading what finish
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import hashlib
 import json
 import os
@@ -15,6 +17,15 @@ from pathlib import Path
 
 from grader.model import Report
 from grader.report.encoding import report_from_data, report_to_data
+
+
+def remove_leftovers(path: Path) -> None:
+    """Remove the temporary files a write of ``path`` killed half-way left (SIGKILL skips the
+    cleanup of :func:`write_atomic`). Only for files one class run writes, under its run lock:
+    nbgrader's ``generate_feedback`` copied such a leftover to the student (instructor trial 34)."""
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
 
 
 def write_atomic(path: Path, text: str) -> None:

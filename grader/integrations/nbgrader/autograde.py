@@ -24,7 +24,7 @@ from grader.notebook import MAX_NOTEBOOK_BYTES
 from grader.policy import Policy
 from grader.questions import ANSWERS_FILE
 from grader.report.feedback import feedback_html
-from grader.report.store import key_of, write_atomic
+from grader.report.store import key_of, remove_leftovers, write_atomic
 from grader.runner import Options
 from grader.sandbox.inside.protocol import clean_text
 from grader.settings import SettingsError
@@ -164,7 +164,9 @@ class NbgraderCourse:
 
 def _write_readable(path: Path, text: str) -> None:
     """Write atomically, readable by all like the files nbgrader writes (feedback is copied to
-    the exchange with its mode, and a student must be able to read it)."""
+    the exchange with its mode, and a student must be able to read it); what an earlier run
+    killed while writing it left goes."""
+    remove_leftovers(path)
     write_atomic(path, text)
     path.chmod(0o644)
 
