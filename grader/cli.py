@@ -421,7 +421,7 @@ def _echo_class(outcomes: Iterable[StudentOutcome], seen: list[StudentOutcome] |
     except KeyboardInterrupt:
         from grader.classgrade import State
 
-        published = sum(o.state is not State.FAILED for o in seen)
+        published = sum(o.state not in (State.FAILED, State.UNCHANGED) for o in seen)
         raise InterruptedExit(
             f"{published} student(s) published in this run, and kept; run the same command again to go on "
             "(a student graded but not yet published is published from the stored report, not graded again)"
