@@ -207,8 +207,11 @@ def only_run(work: Path) -> Iterator[None]:
     """One run of a class at a time: a second one (a double start, a cron job beside a manual
     run) graded every student again beside the first and raced it to publish (instructor trial
     34). A flock on ``work/run.lock``, which the kernel drops when the run ends, however it ends."""
-    work.mkdir(parents=True, exist_ok=True)
-    fd = os.open(work / RUN_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        work.mkdir(parents=True, exist_ok=True)
+        fd = os.open(work / RUN_LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError as exc:  # a link, a folder, a read-only disk: the class's own setting
+        raise SettingsError(f"{work / RUN_LOCK} cannot be opened ({exc.strerror}); nothing was graded") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -226,12 +229,8 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
     """Grade, store and publish every submission of ``run.source``; one outcome per student.
 
     Each student is published as soon as their grading arrives, while the pool grades the
-    others: the main process's share of the work overlaps the pool's."""
-    with only_run(run.source.work):
-        yield from _grade_class(run)
-
-
-def _grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
+    others: the main process's share of the work overlaps the pool's. The caller holds the
+    class's :func:`only_run` lock for as long as it writes the class's files."""
     _remove_stale_temporaries(run.source.work)
     pending: dict[str, Submitted] = {}
     for entry in run.source.submissions(run.students):

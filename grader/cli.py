@@ -5,6 +5,7 @@ Settings are read once, here (course file, environment, then these options), and
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterable
@@ -390,12 +391,28 @@ def autograde(
         progress=not no_progress,
         students=frozenset(students),
     )
-    seen = _echo_class(outcomes)
-    if students:  # a regrade of some students: the class's summary and histogram stay as they were
-        click.echo(f"class summary and histogram not redrawn: only {', '.join(students)} graded in this run")
-    else:
-        _class_summary(seen, summary_image(root, assignment), assignment)
-    _finish_class(seen)
+    # A mistyped assignment is refused by the run itself: no lock folder is made for it.
+    released = (root / "release" / assignment).is_dir()
+    with _only_run(root.resolve() / "normlab" / assignment) if released else contextlib.nullcontext():
+        seen = _echo_class(outcomes)
+        if students:  # a regrade of some students: the class's summary and histogram stay as they were
+            click.echo(f"class summary and histogram not redrawn: only {', '.join(students)} graded in this run")
+        else:
+            _class_summary(seen, summary_image(root, assignment), assignment)
+        _finish_class(seen)
+
+
+def _only_run(work: Path) -> contextlib.ExitStack:
+    """The class's run lock (``classgrade.only_run``), held until the run's last file is
+    written; another run holding it is a usage error (exit 2), before anything is written."""
+    from grader.classgrade import only_run
+
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(only_run(work))
+    except SettingsError as exc:
+        raise UsageExit(str(exc)) from exc
+    return held
 
 
 def _check_students(root: Path, assignment: str, students: tuple[str, ...]) -> None:
@@ -520,19 +537,16 @@ def grade_class(
     run = ClassRun(source, FolderPublisher(source, settings.lang), options, force=force)
     run = dataclasses.replace(run, progress=not no_progress, students=frozenset(students))
     seen: list[StudentOutcome] = []
-    complete = refused = False
-    try:
-        _echo_class(run_class(run), seen)
-        complete = True
-    except UsageExit:  # refused before grading (another run is grading the class): its files are its own
-        refused = True
-        raise
-    finally:  # an interrupted run still leaves grades.csv as its stored grades now stand
-        if not refused:
+    with _only_run(source.work):  # refused: another run's files are its own, nothing is written
+        complete = False
+        try:
+            _echo_class(run_class(run), seen)
+            complete = True
+        finally:  # an interrupted run still leaves grades.csv as its stored grades now stand
             _save_class(source, settings, seen, partial=bool(students) or not complete)
-    if not students:
-        _class_summary(seen, source.out / "scores.png", source.root.name)
-    _finish_class(seen)
+        if not students:
+            _class_summary(seen, source.out / "scores.png", source.root.name)
+        _finish_class(seen)
 
 
 def _save_class(source: FolderClass, settings: Settings, seen: list[StudentOutcome], partial: bool) -> None:

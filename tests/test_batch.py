@@ -366,3 +366,15 @@ def test_what_a_killed_write_of_a_feedback_page_left_is_removed_when_it_is_writt
     leftover.write_text("half a page")
     list(grade_class(replace(run, force=True)))
     assert not leftover.exists() and (tmp_path / "out" / "feedback" / "ana.html").is_file()
+
+
+def test_a_run_lock_that_cannot_be_taken_is_a_usage_error_and_nothing_is_written(tmp_path):
+    """Red team 37: a run.lock that is a folder (or a link, or on a read-only disk) was a grader
+    fault with a traceback, and the run then wrote the class's files without the lock."""
+    (tmp_path / "class").mkdir()
+    (tmp_path / "class" / "ana.py").write_text("import numpy as np\n")
+    (tmp_path / "out" / "normlab" / "run.lock").mkdir(parents=True)
+    command = [sys.executable, "-m", "grader.cli", "grade-class", str(tmp_path / "class"), "-o", str(tmp_path / "out")]
+    done = subprocess.run([*command, "--no-progress"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "run.lock cannot be opened" in done.stderr, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "out" / "grades.csv").exists()
