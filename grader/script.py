@@ -1,13 +1,14 @@
-"""A notebook downloaded as a ``.py`` file, graded as the notebook it came from.
+"""A notebook downloaded as a ``.py`` file, made the module it is meant to be.
 
 Jupyter's "Executable Script", ``jupyter nbconvert --to script`` and Colab's "Download .py" keep
-what only a notebook runs, at the start of a line: magics (``%matplotlib inline``), shell
-commands (``!pip install ...``), or the ``get_ipython()`` calls some of them turn those into; and
-a download of the released lab keeps its setup and test cells, which import the public checks.
-Imported as a module, such a file fails at its first line of them, and every function scores 0.
-Run as cells, the way Jupyter ran them, it is the student's notebook again: its cells are its
-top-level statements, each with the comments just above it, so the release's test cells are
-still known by their first line and left out as in any notebook.
+what only a notebook runs: magics (``%matplotlib inline``) and shell commands (``!pip install``)
+at the start of a line, or the ``get_ipython()`` calls some of them turn those into; and a
+download of the released lab keeps its setup and test cells, which import the public checks.
+Imported as it is, such a file stops at the first of them, and every function scores 0 (a
+correct notebook's download scored 0/286). Here those lines and statements become ``pass`` and
+blank lines (every other line keeps its number), and the rest is imported as any ``.py`` file
+is: a statement that raises still stops the import, as in Python. Cell by cell, as Jupyter runs
+it, is how the notebook itself is graded.
 """
 
 from __future__ import annotations
@@ -16,62 +17,69 @@ import ast
 import json
 import re
 
-from grader.notebook import SETUP_MARKER
-
-NOTEBOOK_LINE = re.compile(r"^(?:%|!|get_ipython\(\)\.)[^\r\n]*", re.MULTILINE)
-"""A line only a notebook runs: a magic, a shell command, or the call a download made of one."""
-RELEASE_CELL = re.compile(r"^# (?:Public|Hidden) tests for \w+: |^" + re.escape(SETUP_MARKER), re.MULTILINE)
-"""The first line of the release's test cells and of their setup cell."""
+NOTEBOOK_LINE = re.compile(r"^[%!][^\r\n]*", re.MULTILINE)
+"""A magic or a shell command, at the start of a line: no Python parses it."""
 
 
-def _text(data: bytes) -> str:
-    return data.decode("utf-8-sig", "replace")
-
-
-def _parses(text: str) -> bool:
+def _parsed(text: str) -> ast.Module | None:
     try:
-        ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
-
-
-def is_notebook_script(data: bytes) -> bool:
-    """Whether a ``.py`` file is a notebook's download rather than a module: it holds the
-    release's cells, ``get_ipython()`` calls, or lines a notebook runs that plain Python cannot
-    parse (found inside a string only, they are the module's own text)."""
-    text = _text(data)
-    if RELEASE_CELL.search(text) or "get_ipython()." in text:
-        return True
-    return NOTEBOOK_LINE.search(text) is not None and not _parses(text)
-
-
-def as_notebook(data: bytes) -> bytes | None:
-    """The notebook a script came from, as JSON: one code cell per top-level statement, with
-    the comment lines right above it; the release's test machinery left out, as grading leaves
-    out its test cells. None when it is no Python even without the lines only a notebook runs
-    (its own syntax error is then the one to report)."""
-    text = _text(data)
-    try:
-        tree = ast.parse(NOTEBOOK_LINE.sub("pass", text))  # line for line: the statements' lines stay
+        return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+
+
+def plain_module(data: bytes) -> str | None:
+    """The module a notebook's download is, or None when ``data`` is no download (nothing in it
+    is only a notebook's), or is no Python even without those lines (its own error is then the
+    one to report)."""
+    text = data.decode("utf-8-sig", "replace")
+    tree, magics = _parsed(text), False
+    if tree is None:
+        text, magics = NOTEBOOK_LINE.sub("pass", text), True  # line for line
+        tree = _parsed(text)
+        if tree is None:
+            return None
+    elif not NOTEBOOK_LINE.search(text) and "get_ipython" not in text and "_run_public" not in text:
+        return None  # the common case, a plain module: nothing to look for
+    own_shell = any(_defines(node, "get_ipython") for node in tree.body)  # its calls are the module's own
+    dropped = [node for node in tree.body if _release_machinery(node) or (not own_shell and _calls_shell(node))]
+    if not dropped and not magics:
+        return None
     lines = text.splitlines(keepends=True)
-    sources = []
-    for node in tree.body:
-        if _release_machinery(node):
-            continue
-        first = node.lineno - 1
-        while first > 0 and lines[first - 1].lstrip().startswith("#"):
-            first -= 1  # its comments; a comment block a blank line above is another cell's (or none)
-        sources.append("".join(lines[first : node.end_lineno or node.lineno]))
-    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": source} for source in sources]
-    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+    for node in dropped:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+        last = node.end_lineno or node.lineno
+        lines[first:last] = ["pass\n"] + ["\n"] * (last - first - 1)
+    return "".join(lines)
+
+
+def as_notebook(module: str) -> bytes:
+    """``module`` as a one-cell notebook, to read the answers in it as a notebook's."""
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "source": module}
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+
+
+def _defines(node: ast.stmt, name: str) -> bool:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name == name
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return any((alias.asname or alias.name) == name for alias in node.names)
+    return False
+
+
+def _calls_shell(node: ast.stmt) -> bool:
+    """A statement (not a definition) that calls ``get_ipython()``: a download's magic or
+    shell command (``get_ipython().run_line_magic(...)``, ``files = get_ipython().getoutput(...)``)."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return False
+    return any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "get_ipython" for n in ast.walk(node)
+    )
 
 
 def _release_machinery(node: ast.stmt) -> bool:
     """What the release's setup and public test cells define and call: the public test
-    functions, the runner and its call, and the import of the public checks."""
+    functions, the runner and its calls, and the import of the public checks."""
     if isinstance(node, ast.FunctionDef):
         return node.name.startswith("test_") or node.name == "_run_public"
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):

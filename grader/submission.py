@@ -173,15 +173,14 @@ def _prepare_single(origin: Path, directory: Path, kind: str, data: bytes | None
 
 
 def _prepare_py(origin: Path, directory: Path) -> Prepared:
-    """A module, or a notebook downloaded as a ``.py`` file: graded as the notebook."""
+    """A module, or a notebook downloaded as a ``.py`` file: without what only a notebook runs."""
     data = _read_regular(origin, MAX_MODULE_BYTES)
-    if data is not None and len(data) <= MAX_MODULE_BYTES and script.is_notebook_script(data):
-        cells = script.as_notebook(data)
-        if cells is not None:
-            prepared = _prepare_notebook(origin, directory, cells)
-            prepared.notes.insert(0, Message("submission.notebook_script", {"file": origin.name}))
-            return prepared
-    return _prepare_single(origin, directory, "file", data)
+    module = script.plain_module(data) if data is not None and len(data) <= MAX_MODULE_BYTES else None
+    if module is None:
+        return _prepare_single(origin, directory, "file", data)
+    prepared = _prepare_single(origin, directory, "file", module.encode("utf-8", "surrogatepass"))
+    prepared.notes.insert(0, Message("submission.notebook_script", {"file": origin.name}))
+    return prepared
 
 
 def _prepare_notebook(origin: Path, directory: Path, raw: bytes | None) -> Prepared:

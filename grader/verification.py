@@ -394,15 +394,15 @@ def find(
 
 
 def _downloaded_notebook(origin: Path) -> bytes | None:
-    """The notebook a ``.py`` file is a download of (see :mod:`grader.script`), or None."""
+    """A ``.py`` file that is a notebook's download (see :mod:`grader.script`) as a one-cell
+    notebook, for its answers; None for any other file."""
     from grader.submission import MAX_MODULE_BYTES
 
     if origin.suffix != ".py" or origin.is_dir():
         return None
     data = _read_capped(origin, MAX_MODULE_BYTES)
-    if data is None or len(data) > MAX_MODULE_BYTES or not script.is_notebook_script(data):
-        return None
-    return script.as_notebook(data)
+    module = script.plain_module(data) if data is not None and len(data) <= MAX_MODULE_BYTES else None
+    return None if module is None else script.as_notebook(module)
 
 
 def _or_beside_notebook(answers: Answers, file: Path | None, said: str) -> Answers:

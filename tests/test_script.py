@@ -69,11 +69,32 @@ def test_a_download_with_get_ipython_calls_is_graded_as_the_notebook_too(downloa
     assert _grade(base / "calls.py") == _grade(base / "lab.ipynb")
 
 
-def test_a_plain_module_is_not_taken_for_a_download():
-    module = b'"""Notes.\n%s is a format, not a magic\n!important\n"""\nimport numpy as np\n'
-    assert not script.is_notebook_script(module)
+@pytest.mark.parametrize(
+    "module",
+    [
+        b'"""Notes.\n%s is a format, not a magic\n!important\n"""\nimport numpy as np\n',
+        b'"""In Jupyter, get_ipython().run_line_magic(...) runs a magic."""\nimport numpy as np\n',
+        b"def get_ipython():\n    return None\n\nget_ipython()\n",  # its own shell, its own calls
+    ],
+)
+def test_a_plain_module_is_not_taken_for_a_download(module):
+    """Red team 37: a docstring that mentions get_ipython(), or a module with its own, was taken
+    for a download."""
+    assert script.plain_module(module) is None
+
+
+def test_a_download_keeps_every_line_number_and_drops_what_only_a_notebook_runs():
+    download = (
+        b"%matplotlib inline\n"
+        b"get_ipython().run_line_magic(\n    'time', 'x = 1')\n"  # red team 37: one call over two lines
+        b"files = get_ipython().getoutput('ls')\n"
+        b"def rmsnorm(x):\n    return x\n"
+    )
+    module = script.plain_module(download)
+    assert module is not None and module.splitlines()[4:] == ["def rmsnorm(x):", "    return x"]
+    assert "get_ipython" not in module and "%" not in module and len(module.splitlines()) == 6
 
 
 def test_a_download_that_is_no_python_even_without_its_notebook_lines_keeps_its_own_error():
     broken = b"%matplotlib inline\ndef rmsnorm(x:\n    return x\n"
-    assert script.is_notebook_script(broken) and script.as_notebook(broken) is None
+    assert script.plain_module(broken) is None
