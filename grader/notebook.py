@@ -372,12 +372,16 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _is_python(source: str) -> bool:
+def parsed(code: str) -> ast.Module | None:
+    """``code``'s syntax tree; None when it is no Python (or too deep, or too large, to parse)."""
     try:
-        ast.parse(source)
+        return ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    return True
+        return None
+
+
+def _is_python(source: str) -> bool:
+    return parsed(source) is not None
 
 
 def _body_as_python(code: str, depth: int, allowance: Allowance) -> str:
@@ -408,9 +412,8 @@ def magic_call(node: ast.stmt, kind: str) -> list[str] | None:
 
 def _cell_magic_call(code: str) -> tuple[str, str, str] | None:
     """(name, line, body) of a cell that is one ``get_ipython().run_cell_magic(...)`` call."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed(code)
+    if tree is None:
         return None
     args = magic_call(tree.body[0], "cell") if len(tree.body) == 1 else None
     return (args[0], args[1], args[2]) if args else None

@@ -14,29 +14,26 @@ it, is how the notebook itself is graded.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
+
+from grader.notebook import parsed
 
 NOTEBOOK_LINE = re.compile(r"^[%!][^\r\n]*", re.MULTILINE)
 """A magic or a shell command, at the start of a line: no Python parses it."""
 
 
-def _parsed(text: str) -> ast.Module | None:
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
+@functools.lru_cache(maxsize=4)  # the grading and the answers read the same file
 def plain_module(data: bytes) -> str | None:
     """The module a notebook's download is, or None when ``data`` is no download (nothing in it
     is only a notebook's), or is no Python even without those lines (its own error is then the
     one to report)."""
     text = data.decode("utf-8-sig", "replace")
-    tree, magics = _parsed(text), False
+    tree, magics = parsed(text), False
     if tree is None:
         text, magics = NOTEBOOK_LINE.sub("pass", text), True  # line for line
-        tree = _parsed(text)
+        tree = parsed(text)
         if tree is None:
             return None
     elif not NOTEBOOK_LINE.search(text) and "get_ipython" not in text and "_run_public" not in text:

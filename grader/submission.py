@@ -111,7 +111,7 @@ def prepare(path: str | Path) -> Prepared:
         elif origin.suffix == ".py":
             prepared = _prepare_py(origin, directory)
         elif origin.suffix == ".ipynb":
-            prepared = _prepare_notebook(origin, directory, _read_regular(origin, notebook.MAX_NOTEBOOK_BYTES + 1))
+            prepared = _prepare_notebook(origin, directory)
         else:
             raise SubmissionError(f"{origin} is not a directory, a .py file or a .ipynb notebook")
         _copy_course_data(directory)
@@ -175,7 +175,7 @@ def _prepare_single(origin: Path, directory: Path, kind: str, data: bytes | None
 def _prepare_py(origin: Path, directory: Path) -> Prepared:
     """A module, or a notebook downloaded as a ``.py`` file: without what only a notebook runs."""
     data = _read_regular(origin, MAX_MODULE_BYTES)
-    module = script.plain_module(data) if data is not None and len(data) <= MAX_MODULE_BYTES else None
+    module = downloaded_module(data)
     if module is None:
         return _prepare_single(origin, directory, "file", data)
     prepared = _prepare_single(origin, directory, "file", module.encode("utf-8", "surrogatepass"))
@@ -183,10 +183,16 @@ def _prepare_py(origin: Path, directory: Path) -> Prepared:
     return prepared
 
 
-def _prepare_notebook(origin: Path, directory: Path, raw: bytes | None) -> Prepared:
-    """A notebook (``raw``, its bytes): its code cells, prepared to run in order as Jupyter
-    runs them."""
+def downloaded_module(data: bytes | None) -> str | None:
+    """A ``.py`` file's bytes (as read, up to one byte past the limit) as the module a notebook's
+    download is meant to be (:func:`script.plain_module`); None for any other file."""
+    return script.plain_module(data) if data is not None and len(data) <= MAX_MODULE_BYTES else None
+
+
+def _prepare_notebook(origin: Path, directory: Path) -> Prepared:
+    """A notebook: its code cells, prepared to run in order as Jupyter runs them."""
     prepared = Prepared(str(origin), directory, "notebook", SINGLE_MODULE)
+    raw = _read_regular(origin, notebook.MAX_NOTEBOOK_BYTES + 1)
     if raw is None:
         prepared.unreadable = Message("submission.file_unreadable", {"path": origin.name})
         return prepared

@@ -233,13 +233,6 @@ def _changed_by_code(node: ast.stmt) -> tuple[str, ByCode] | None:
     return None
 
 
-def _parsed(code: str) -> ast.Module | None:
-    try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-
-
 def _literal_assignments(
     code: str, tree: ast.Module | None, stop: int | None = None
 ) -> list[tuple[str, str | ByCode | None, Any]]:
@@ -277,7 +270,7 @@ def _literal_assignments(
             continue
         timed = _timed_statement(node)
         if timed is not None:  # %time answers_q1 = {...}: the kernel runs the statement
-            found += _literal_assignments(timed, _parsed(timed))
+            found += _literal_assignments(timed, notebook.parsed(timed))
             continue
         assigned = _targets(node)
         if assigned is None:
@@ -313,7 +306,7 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
             source = cell.source[: min(notebook.CELL_CAP, budget)]
             budget -= len(source)
             code = notebook.code_as_run(source, allowance)  # %matplotlib above the answers, as run
-            tree = _parsed(code)  # once: parsing is most of reading a cell's answers
+            tree = notebook.parsed(code)  # once: parsing is most of reading a cell's answers
             for qid, part, value in _literal_assignments(code, tree, (stopped or {}).get(cell.number)):
                 _assign(values, qid, part, value)
             nested = nested or _in_a_block(tree, cell.number)
@@ -396,12 +389,11 @@ def find(
 def _downloaded_notebook(origin: Path) -> bytes | None:
     """A ``.py`` file that is a notebook's download (see :mod:`grader.script`) as a one-cell
     notebook, for its answers; None for any other file."""
-    from grader.submission import MAX_MODULE_BYTES
+    from grader.submission import MAX_MODULE_BYTES, downloaded_module
 
     if origin.suffix != ".py" or origin.is_dir():
         return None
-    data = _read_capped(origin, MAX_MODULE_BYTES)
-    module = script.plain_module(data) if data is not None and len(data) <= MAX_MODULE_BYTES else None
+    module = downloaded_module(_read_capped(origin, MAX_MODULE_BYTES))
     return None if module is None else script.as_notebook(module)
 
 
