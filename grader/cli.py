@@ -472,10 +472,9 @@ def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
     if outcome.state in (State.GRADED, State.RESUMED, State.RESCORED, State.REPUBLISHED):
         line = f"{outcome.student:<24} {outcome.score:g}/{outcome.max_score:g}"
         if outcome.penalty:  # what the gradebook counts: hand points in, the penalty out
-            net = max(0.0, (outcome.score or 0.0) + outcome.by_hand - outcome.penalty)
             counted = (outcome.score or 0.0) + outcome.by_hand
             hand = f" of {counted:g} with {outcome.by_hand:g} by hand" if outcome.by_hand else ""
-            line += f" (late penalty -{outcome.penalty:g}{hand}: {net:g})"
+            line += f" (late penalty -{outcome.penalty:g}{hand}: {max(0.0, counted - outcome.penalty):g})"
         if outcome.state is State.RESCORED:
             line += " re-scored"
         elif outcome.state is State.RESUMED:
