@@ -552,3 +552,48 @@ def test_a_grade_class_page_exported_before_a_student_handed_in_again_is_refused
         assert {row["written"] for row in csv.DictReader(handle)} == {""}
     (tmp_path / "q7.md").write_text(run(*args).stdout.replace("- [ ] item 1 ", "- [x] item 1 "))
     assert run("written", "import", tmp_path / "q7.md", "--class-dir", out_dir).returncode == 0
+
+
+def test_grade_class_grades_students_named_with_accents_and_spaces(tmp_path):
+    """A class downloaded from a learning platform names each student's folder by full name:
+    `João Conceição/`, `Maria Sant'Anna_4411_file_/`: spaces, apostrophes, letters beyond ASCII.
+    Every one of them was refused (exit 3), so a Brazilian class had to be renamed by hand. They
+    are graded now, under their own name, on the console, in grades.csv and as a feedback page;
+    a name spelled twice (one with composed accents, one decomposed, as a macOS archive leaves
+    it) is one student with two hand-ins, and what could disguise a line stays refused."""
+    import csv
+    import unicodedata
+
+    handed_in, out_dir = tmp_path / "handed-in", tmp_path / "out"
+    source = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    names = ["João Conceição", "Maria Sant'Anna_4411_file_", "Zoë Ahn", "Ana Luíza.Souza"]
+    for name in names:
+        (handed_in / name).mkdir(parents=True)
+        (handed_in / name / "work.py").write_text(source)
+        shutil.copy(course.solutions_dir() / "verification.toml", handed_in / name / "verification.toml")
+    decomposed = unicodedata.normalize("NFD", "Bárbara Lima")
+    (handed_in / decomposed).mkdir()
+    (handed_in / decomposed / "work.py").write_text(source)
+    (handed_in / "Bárbara Lima.py").write_text(source)
+    for refused in ("Ana  Dupla.py", "trailing .py", "Ana\u202eLima.py", "Ana\u2028Lima.py"):
+        (handed_in / refused).write_text(source)
+    out = run("grade-class", handed_in, "-o", out_dir, "--no-progress")
+    assert out.returncode == 3, out.stdout + out.stderr  # the refused entries
+    with open(out_dir / "grades.csv", newline="", encoding="utf-8") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    for name in names:
+        assert rows[name]["status"] == "graded" and float(rows[name]["score"]) > 0, rows[name]
+        assert (out_dir / "feedback" / f"{name}.html").is_file()
+        assert name in out.stdout
+    assert rows["Bárbara Lima"]["status"].startswith("not graded") and "several hand-ins" in out.stdout + out.stderr
+    others = [row for n, row in rows.items() if n not in names and n != "Bárbara Lima"]
+    assert len(others) == 4 and all("not a student id" in row["status"] for row in others), others
+    assert not any(ch in out.stdout + out.stderr for ch in "\u202e\u2028")
+    # Hand grades reach such a student too: the written page names them, and reads them back.
+    page = run("written", "export", "lab", "q7", "--submissions", handed_in, "--class-dir", out_dir).stdout
+    joao = page.split("## student: João Conceição\n")[1].split("## student:")[0]
+    (tmp_path / "q7.md").write_text(page.replace(joao, joao.replace("- [ ] item 1 ", "- [x] item 1 "), 1))
+    assert run("written", "import", tmp_path / "q7.md", "--class-dir", out_dir).returncode == 0
+    with open(out_dir / "grades.csv", newline="", encoding="utf-8") as handle:
+        written = {row["student"]: row["q7_written"] for row in csv.DictReader(handle)}
+    assert float(written["João Conceição"]) > 0 and written["Zoë Ahn"] == "", written  # not graded yet

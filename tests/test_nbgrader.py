@@ -1167,3 +1167,20 @@ def test_what_a_killed_publication_left_in_autograded_is_gone_after_the_next(sec
     leftover.write_text("a half-written notebook")
     normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", "--student", "alice", cwd=ROOT)
     assert not leftover.exists() and exported(copy) == before
+
+
+def test_a_student_named_with_accents_and_spaces_is_graded_and_gets_feedback(secure, tmp_path):
+    """nbgrader takes a folder `submitted/João Sant'Anna/` (its student ids are any text), where
+    normlab refused it (ASCII only) and left that student ungraded. The name now goes through
+    the gradebook, `nbgrader export` and `nbgrader generate_feedback` as it is."""
+    course, before, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    name = "João Sant'Anna"
+    shutil.copytree(copy / "submitted" / "alice", copy / "submitted" / name)
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", "--student", name, cwd=ROOT)
+    assert f"{name}           286/286" in out.stdout and "1 graded" in out.stdout, out.stdout + out.stderr
+    assert exported(copy)[name] == before["alice"]
+    nbgrader("generate_feedback", ASSIGNMENT, "--student", name, cwd=copy)
+    page = (copy / "feedback" / name / ASSIGNMENT / "lab.html").read_text(encoding="utf-8")
+    assert "Jo&#227;o Sant" in page or "João Sant" in page

@@ -16,6 +16,7 @@ import csv
 import hashlib
 import io
 import json
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from pathlib import Path
 from grader import files, handin, policy, questions
 from grader.classgrade import Refused, State, StudentOutcome, Submitted
 from grader.course import MODULES
-from grader.integrations.nbgrader.autograde import STUDENT_ID
+from grader.integrations.nbgrader.autograde import NOT_AN_ID, is_student_id
 from grader.model import Late, Report
 from grader.notebook import MAX_NOTEBOOK_BYTES
 from grader.policy import Policy
@@ -77,8 +78,8 @@ class FolderClass:
                 if name == names[student][0]:  # one entry per student: which one is theirs to say
                     both = ", ".join(shown_name(n, 60) for n in names[student])
                     yield Refused(shown, f"several hand-ins for one student ({both}); keep the one to grade")
-            elif not STUDENT_ID.fullmatch(student):
-                yield Refused(shown, "the name is not a student id normlab can record (use ._@+- and alnum)")
+            elif not is_student_id(student):
+                yield Refused(shown, NOT_AN_ID)
             elif kind not in ("dir", "file"):
                 yield Refused(
                     shown, f"{shown_name(name, 100)} is a link or not a regular file; links are never followed"
@@ -88,8 +89,11 @@ class FolderClass:
 
     @staticmethod
     def _student_of(name: str, kind: str) -> tuple[str, str]:
-        """(student id, suffix) of a class folder entry: ``alice/`` or ``alice.py``."""
-        return (name, "") if kind == "dir" else (Path(name).stem, Path(name).suffix)
+        """(student id, suffix) of a class folder entry: ``alice/`` or ``alice.py``. The id's
+        accents are composed (NFC): a name a macOS archive decomposed is the same student, and
+        the same ``--student``, as the name typed."""
+        stem, suffix = (name, "") if kind == "dir" else (Path(name).stem, Path(name).suffix)
+        return unicodedata.normalize("NFC", stem), suffix
 
     def _submitted(self, student: str, name: str, kind: str) -> Submitted | Refused:
         try:

@@ -8,8 +8,8 @@ A notebook that cannot be read scores zero with a message.
 
 from __future__ import annotations
 
-import re
 import tempfile
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,8 +34,25 @@ SECRET = "submission_secret.txt"
 """What ``nbgrader submit`` leaves beside the notebook; ``release_feedback`` needs it to name the
 feedback file only the student can find."""
 SECRET_BYTES = 1024
-STUDENT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}")
-"""A student folder name the gradebook, the file system and every report can carry."""
+STUDENT_ID_MARKS = frozenset("._@+-' ")
+"""What a student id may hold besides letters and digits: a learning platform's download names
+each folder by the student's full name ("Maria Sant'Anna_4411_file_")."""
+
+
+def is_student_id(name: str) -> bool:
+    """Whether a folder or file name is a student id the gradebook, the file system and every
+    report can carry as it is: letters and digits of any script ("João", "Zoë") with their
+    combining accents (a macOS archive decomposes them), ``STUDENT_ID_MARKS`` and single spaces
+    between words; a letter or digit first, at most 100 characters. Nothing that draws or hides
+    a line (control and format characters, line separators, doubled or trailing spaces) and
+    nothing a spreadsheet reads as a formula's start."""
+    if not 0 < len(name) <= 100 or not name[0].isalnum() or name.endswith(" ") or "  " in name:
+        return False
+    return all(ch.isalnum() or ch in STUDENT_ID_MARKS or unicodedata.category(ch) == "Mn" for ch in name)
+
+
+NOT_AN_ID = "the name is not a student id normlab can record (letters, digits, ._@+-' and single spaces)"
+
 TIMESTAMP_BYTES = 1024
 
 
@@ -86,8 +103,8 @@ class NbgraderCourse:
             if kind == "file" or (only and student not in only):
                 continue
             shown = clean_text(student)[:100]
-            if not STUDENT_ID.fullmatch(student):
-                yield Refused(shown, "the folder's name is not a student id normlab can record (use ._@+- and alnum)")
+            if not is_student_id(student):
+                yield Refused(shown, NOT_AN_ID)
             elif kind != "dir":
                 yield Refused(shown, f"submitted/{shown} is a link or not a folder; links are never followed")
             else:

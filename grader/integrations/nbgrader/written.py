@@ -30,7 +30,8 @@ from grader.settings import COURSE_FILE, SettingsError
 from grader.verification import is_blank
 
 MARKER = re.compile(r"^<!-- normlab:written (?P<assignment>[\w.-]+) (?P<qid>\w+) -->$", re.MULTILINE)
-STUDENT = re.compile(r"^## student: (?P<student>\S+)$", re.MULTILINE)
+STUDENT = re.compile(r"^## student: (?P<student>\S(?:[^\n]*\S)?)[ \t]*$", re.MULTILINE)
+"""A section's heading: the id may hold single spaces ("João Sant'Anna", see ``is_student_id``)."""
 BOX = re.compile(r"^-\s*\[(?P<mark>[^\]\n]*)\]\s*item (?P<number>\d+)\b", re.MULTILINE)
 NONE_BOX = re.compile(r"^-\s*\[(?P<mark>[^\]\n]*)\]\s*none of the items\b", re.MULTILINE)
 """A box is ticked by anything between its brackets: ``[x]``, ``[X]``, ``[ x]``, ``[✓]``."""
