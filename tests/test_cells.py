@@ -189,3 +189,26 @@ def test_time_runs_its_statement_dedented_as_ipython_does():
     IndentationError in grading, said to be "as in Jupyter"; IPython dedents what it times."""
     namespace, outcomes = run_all("%time  A = 1\nB = A + 1\n")
     assert namespace["B"] == 2 and outcomes == [{"number": 1, "status": "ok"}]
+
+
+def test_annotations_are_evaluated_as_python_evaluates_them_in_a_kernel():
+    """Trial 38: `def rmsnorm(x: Tensor, ...)` with Tensor defined nowhere scored full marks,
+    where Jupyter's cell raises NameError and leaves rmsnorm undefined: the cells were compiled
+    with the worker's own `from __future__ import annotations`. A future import in a cell holds
+    for the cells after it, as IPython's compiler keeps it."""
+    namespace, outcomes = run_all("def f(x: Tensor) -> float:\n    return x", "G = 1")
+    assert "f" not in namespace and outcomes[0]["status"] == "raised" and outcomes[0]["exc_type"] == "NameError"
+    assert namespace["G"] == 1
+    namespace, outcomes = run_all(
+        "from __future__ import annotations", "def f(x: Tensor) -> float:\n    return x", "%%time\ndef g(y: Y): pass"
+    )
+    assert namespace["f"](2) == 2 and callable(namespace["g"]) and [o["status"] for o in outcomes] == ["ok"] * 3
+
+
+def test_a_cell_magic_below_the_first_line_stops_its_cell_as_in_jupyter():
+    """Trial 38: `# time it` then `%%time` then `def rmsnorm`: IPython reads `%%time` there as a
+    line magic named `%time`, which does not exist (UsageError), and the cell stops before the
+    def; the grader ran the def and gave full marks. A blank line first is still a cell magic."""
+    namespace, outcomes = run_all("# time my implementation\n%%time\ndef f(x):\n    return x", "\n%%time\nH = 2")
+    assert "f" not in namespace and outcomes[0]["status"] == "raised" and outcomes[0]["exc_type"] == "UsageError"
+    assert outcomes[0]["line"] == 2 and namespace["H"] == 2

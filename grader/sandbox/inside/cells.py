@@ -80,15 +80,28 @@ class Shell:
         self.filename = "<cell>"
         """The cell being run, for the line numbers of what its magics run."""
         self.events = Events()
+        self.future_flags = 0
+        """The ``from __future__`` imports of the cells run so far: IPython's compiler keeps
+        them for every later cell, as an interactive interpreter does."""
+
+    def compile(self, source: str | ast.Module, filename: str) -> types.CodeType:
+        """Notebook code compiled as a kernel compiles it: with the future imports of earlier
+        cells and none of this module's own (compile() would otherwise inherit this file's
+        ``from __future__ import annotations``, and an undefined annotation would not fail)."""
+        code = compile(source, filename, "exec", flags=self.future_flags, dont_inherit=True)
+        self.future_flags |= code.co_flags & FUTURE_FLAGS
+        return code
 
     def enable_gui(self, gui: str | None = None) -> None:
         """An event loop for a GUI backend's windows: there is no screen here."""
         return None
 
     def _run(self, source: str) -> None:
-        exec(compile(source, self.filename, "exec"), self.user_ns)
+        exec(self.compile(source, self.filename), self.user_ns)
 
     def run_line_magic(self, name: str, line: str, _stack_depth: int = 1) -> Any:
+        if name.startswith("%"):  # "%%time" below a cell's first line: IPython has no such line magic
+            raise UsageError(f"Line magic function `%{name}` not found.")
         if name in LINE_RUNS_STATEMENT and line.strip():
             self._run(line.strip())  # "%time  x = 1": IPython dedents the statement it times
         elif name == "run":
@@ -111,7 +124,7 @@ class Shell:
         saved = sys.argv
         sys.argv = [path, *argv]
         try:
-            exec(compile(source, path, "exec"), namespace)
+            exec(compile(source, path, "exec", dont_inherit=True), namespace)
         finally:
             sys.argv = saved
             if not interactive:
@@ -331,7 +344,7 @@ def _run_code(cell: dict[str, Any], code: types.CodeType, namespace: dict[str, A
             skipped.append(str(exc.name or "?")[:100])
             namespace.update(_absent_names(tree.body[index]))
             tree = ast.Module(body=tree.body[index + 1 :], type_ignores=[])
-            code = compile(tree, filename, "exec", flags=code.co_flags & FUTURE_FLAGS)
+            code = compile(tree, filename, "exec", flags=code.co_flags & FUTURE_FLAGS, dont_inherit=True)
         except BaseException as exc:  # a cell may raise anything, SystemExit included: it is one cell
             return _raised(cell, exc, filename)
         else:
@@ -356,7 +369,7 @@ def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
         # Compiled whole first, as Jupyter does: a syntax error anywhere means nothing runs.
         # Parsed once: the tree is compiled as it is, or keeping its last value.
         tree = ast.parse(cell["code"], filename)
-        code = compile(_keeping_last_value(tree, cell["code"]), filename, "exec")
+        code = shell.compile(_keeping_last_value(tree, cell["code"]), filename)
     except (SyntaxError, ValueError) as exc:
         outcome = {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
         if "outside function" in str(getattr(exc, "msg", "")) and "await" in str(getattr(exc, "msg", "")):
