@@ -88,7 +88,7 @@ class Shell:
         """Notebook code compiled as a kernel compiles it: with the future imports of earlier
         cells and none of this module's own (compile() would otherwise inherit this file's
         ``from __future__ import annotations``, and an undefined annotation would not fail)."""
-        code = compile(source, filename, "exec", flags=self.future_flags, dont_inherit=True)
+        code: types.CodeType = compile(source, filename, "exec", flags=self.future_flags, dont_inherit=True)
         self.future_flags |= code.co_flags & FUTURE_FLAGS
         return code
 
