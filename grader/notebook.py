@@ -334,14 +334,9 @@ def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None
         tree = ast.parse("".join(placeholder))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    spans = [
-        (node.lineno, node.end_lineno or node.lineno)
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Constant, ast.JoinedStr)) and (node.end_lineno or node.lineno) > node.lineno
-    ]
     # A line inside a string that spans lines is the string's (IPython reads tokens): left as it
     # is, unless it was replaced by `pass` and its quotes may have ended the string.
-    inside = {i for i in special if any(start < i + 1 <= end for start, end in spans)}
+    inside = set(special) & inside_strings(tree)
     replaced = [lines[i] for i in inside if _IPYTHON_STATEMENT.search(lines[i])]  # by `pass`
     if any("'" in line or '"' in line for line in replaced):
         return None
@@ -360,6 +355,16 @@ def _line_by_line(source: str, allowance: Allowance | None = None) -> str | None
         ending = lines[i][len(lines[i].rstrip("\r\n")) :]
         lines[i] = indent + code.rstrip("\r\n") + ending
     return "".join(lines)
+
+
+def inside_strings(tree: ast.Module) -> set[int]:
+    """The lines (counted from 0) that continue a string begun on an earlier line."""
+    return {
+        line - 1
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Constant, ast.JoinedStr)) and (node.end_lineno or node.lineno) > node.lineno
+        for line in range(node.lineno + 1, (node.end_lineno or node.lineno) + 1)
+    }
 
 
 def one_line(text: str) -> str:

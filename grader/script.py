@@ -18,10 +18,13 @@ import functools
 import json
 import re
 
-from grader.notebook import parsed
+from grader.notebook import inside_strings, parsed
 
 NOTEBOOK_LINE = re.compile(r"^[%!][^\r\n]*", re.MULTILINE)
 """A magic or a shell command, at the start of a line: no Python parses it."""
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+"""A line as Python's parser counts them: a form feed or a U+2028 does not end one (it does
+for ``str.splitlines``, and the statements to drop would be blanked a line off)."""
 
 
 @functools.lru_cache(maxsize=4)  # the grading and the answers read the same file
@@ -32,22 +35,43 @@ def plain_module(data: bytes) -> str | None:
     text = data.decode("utf-8-sig", "replace")
     tree, magics = parsed(text), False
     if tree is None:
-        text, magics = NOTEBOOK_LINE.sub("pass", text), True  # line for line
-        tree = parsed(text)
-        if tree is None:
+        found = _without_notebook_lines(text)
+        if found is None:
             return None
+        (text, tree), magics = found, True
     elif not NOTEBOOK_LINE.search(text) and "get_ipython" not in text and "_run_public" not in text:
         return None  # the common case, a plain module: nothing to look for
     own_shell = any(_defines(node, "get_ipython") for node in tree.body)  # its calls are the module's own
     dropped = [node for node in tree.body if _release_machinery(node) or (not own_shell and _calls_shell(node))]
     if not dropped and not magics:
         return None
-    lines = text.splitlines(keepends=True)
+    lines = _LINE.findall(text)
     for node in dropped:
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
         last = node.end_lineno or node.lineno
         lines[first:last] = ["pass\n"] + ["\n"] * (last - first - 1)
     return "".join(lines)
+
+
+def _without_notebook_lines(text: str) -> tuple[str, ast.Module] | None:
+    """``text`` with each line of a magic or a shell command made ``pass`` (line for line), and
+    its tree; a line inside a string that spans lines is the string's, as IPython reads tokens
+    (``%d layers`` in a docstring). None when it is no Python even so."""
+    lines = _LINE.findall(text)
+    marked = [i for i, line in enumerate(lines) if NOTEBOOK_LINE.match(line)]
+    placeholder = list(lines)
+    for i in marked:
+        placeholder[i] = "pass" + lines[i][len(lines[i].rstrip("\r\n")) :]
+    tree = parsed("".join(placeholder))
+    if tree is None:
+        return None
+    inside = set(marked) & inside_strings(tree)
+    if inside:  # the string's own lines back; unless their quotes end it elsewhere
+        kept = [lines[i] if i in inside else line for i, line in enumerate(placeholder)]
+        kept_tree = parsed("".join(kept))
+        if kept_tree is not None:
+            return "".join(kept), kept_tree
+    return "".join(placeholder), tree
 
 
 def as_notebook(module: str) -> bytes:

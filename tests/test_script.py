@@ -98,3 +98,27 @@ def test_a_download_keeps_every_line_number_and_drops_what_only_a_notebook_runs(
 def test_a_download_that_is_no_python_even_without_its_notebook_lines_keeps_its_own_error():
     broken = b"%matplotlib inline\ndef rmsnorm(x:\n    return x\n"
     assert script.plain_module(broken) is None
+
+
+@pytest.mark.parametrize("breaker", ["# page\x0cbreak", "TITLE = 'residual stream\u2028notes'", "# \x1c\x1d\x1e\x85"])
+def test_a_character_python_does_not_end_a_line_with_moves_no_line(breaker):
+    """Red team 39: a form feed in a comment or a U+2028 in a string (both Python's parser reads
+    as inside a line; str.splitlines ends a line there) shifted the blanking by a line: the
+    `get_ipython()` call stayed, the import failed, and a correct download scored 0/286."""
+    text = f"{breaker}\nget_ipython().run_line_magic('matplotlib', 'inline')\ndef f():\n    return 1\n"
+    module = script.plain_module(text.encode())
+    assert module is not None and "get_ipython" not in module
+    namespace: dict = {}
+    exec(compile(module, "download.py", "exec"), namespace)
+    assert namespace["f"]() == 1 and module.count("\n") == text.count("\n")
+
+
+def test_a_magic_looking_line_inside_a_string_is_the_strings():
+    """Red team 39: with a real `%` line elsewhere, a line of a triple-quoted string starting
+    with `%` or `!` became `pass`; IPython reads tokens, so it leaves a string's lines alone."""
+    text = '%matplotlib inline\nTABLE = """\n!important: keep this line\n%d layers\n"""\nX = f"""\n%{1}\n"""\n'
+    module = script.plain_module(text.encode())
+    assert module is not None
+    namespace: dict = {}
+    exec(compile(module, "download.py", "exec"), namespace)
+    assert namespace["TABLE"] == "\n!important: keep this line\n%d layers\n" and namespace["X"] == "\n%1\n"
