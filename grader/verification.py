@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import enum
+import functools
 import json
 import math
 import re
@@ -38,6 +39,7 @@ from grader.questions import (
     answers_beside,
     part_name,
 )
+from grader.questions import load as load_bank
 
 MAX_ANSWERS_BYTES = 256 << 10
 """No honest answers file comes near this; a bigger one is not read."""
@@ -301,7 +303,8 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
     values: dict[str, dict[str, Any]] = {}
     budget, allowance = MAX_ANSWER_CODE, notebook.Allowance()
     nested: Message | None = None
-    for cell in notebook.cells(nb):
+    cells = notebook.cells(nb)
+    for cell in cells:
         if cell.kind == "code" and NOTEBOOK_PREFIX in cell.source and budget > 0:
             source = cell.source[: min(notebook.CELL_CAP, budget)]
             budget -= len(source)
@@ -313,7 +316,42 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
             values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
+    for qid, text in written_by_position(cells).items():
+        values.setdefault(qid, {}).setdefault(WRITTEN, text)  # its answer cell's metadata was lost
     return Answers(_folded(values), "notebook", note=nested)
+
+
+def written_by_position(cells: list[notebook.Cell]) -> dict[str, str]:
+    """Each written answer found where the release put it, for a notebook whose answer cells
+    lost their nbgrader metadata (Colab drops it; a cell deleted and made again has none): the
+    first markdown cell after the question's, the question known by its grade id or its first
+    line. A cell that is some question's or carries a grade id is nobody's answer."""
+    found: dict[str, str] = {}
+    waiting: str | None = None  # the question whose answer comes next
+    for cell in cells:
+        if cell.kind != "markdown":
+            continue
+        grade_id = str(cell.nbgrader.get("grade_id", ""))
+        question = grade_id.removesuffix("-question") if grade_id.endswith("-question") else None
+        if question is not None or (not grade_id and (question := question_by_heading(cell)) is not None):
+            waiting = question
+        elif waiting is not None and not grade_id:
+            found[waiting], waiting = cell.source, None
+        else:
+            waiting = None
+    return found
+
+
+def question_by_heading(cell: notebook.Cell) -> str | None:
+    """The question whose released cell ``cell`` is, known by its first line (its metadata lost)."""
+    if cell.kind != "markdown":
+        return None
+    return _headings().get(cell.source.strip().split("\n", 1)[0].strip())
+
+
+@functools.cache
+def _headings() -> dict[str, str]:
+    return load_bank().by_heading()
 
 
 def _in_a_block(tree: ast.Module | None, cell: int) -> Message | None:

@@ -1184,3 +1184,44 @@ def test_a_student_named_with_accents_and_spaces_is_graded_and_gets_feedback(sec
     nbgrader("generate_feedback", ASSIGNMENT, "--student", name, cwd=copy)
     page = (copy / "feedback" / name / ASSIGNMENT / "lab.html").read_text(encoding="utf-8")
     assert "Jo&#227;o Sant" in page or "João Sant" in page
+
+
+def _colab_copy(nb: dict) -> dict:
+    """``nb`` as Colab saves it: every cell's metadata replaced by Colab's own (nbgrader's gone)."""
+    copy = json.loads(json.dumps(nb))
+    for number, cell in enumerate(copy["cells"]):
+        cell["metadata"] = {"id": f"{number:08x}"}
+    copy["nbformat_minor"] = 0
+    return copy
+
+
+def test_written_answers_of_a_notebook_colab_stripped_of_its_metadata_are_found(course, tmp_path):
+    """Trial 38: a notebook saved from Colab (nbgrader's cell metadata gone) scored its
+    auto-graded answers, but every written answer read as blank: `check` said "written
+    (blank)", and the page the person grading reads said "(no answer)" (up to 21 points).
+    Each answer is the text cell after its question, found by the question's heading."""
+    from grader import questions, verification
+    from grader.integrations.nbgrader import gradebook
+
+    released = load(course / "release" / ASSIGNMENT / "lab.ipynb")
+    answer = "Residual connections add each sublayer's update to the stream; my own words."
+    nb = filled(released, load(course / "source" / ASSIGNMENT / "lab.ipynb"))
+    for cell in nb["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("solution") and cell["cell_type"] == "markdown":
+            cell["source"] = answer
+    written = [q.id for q in questions.load().questions if q.written is not None]
+    stripped = _colab_copy(nb)
+    found = verification.from_notebook(json.dumps(stripped).encode()).values
+    assert {qid: found.get(qid, {}).get(verification.WRITTEN) for qid in written} == dict.fromkeys(written, answer)
+    import nbformat
+
+    by_cell = gradebook.written_answers(nbformat.reads(json.dumps(released), as_version=4), stripped)
+    assert by_cell == {f"{qid}-answer": answer for qid in written}
+    # Left as released, an answer is still blank; a markdown cell elsewhere is nobody's answer.
+    untouched = _colab_copy(released)
+    untouched["cells"].insert(3, {"cell_type": "markdown", "metadata": {}, "source": "my notes"})
+    blank = verification.from_notebook(json.dumps(untouched).encode()).values
+    assert all(verification.is_blank(blank.get(qid, {}).get(verification.WRITTEN)) for qid in written)
+    save(stripped, tmp_path / "lab.ipynb")
+    report = json.loads(normlab("grade", tmp_path / "lab.ipynb", "--json", cwd=ROOT).stdout)
+    assert [m["question"] for m in report["manual"] if not m["answered"]] == []

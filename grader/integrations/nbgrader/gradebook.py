@@ -42,6 +42,7 @@ from grader.policy import DIGITS
 from grader.questions import NOTEBOOK_PREFIX
 from grader.report.reporters import STATUS_MARK
 from grader.settings import SettingsError
+from grader.verification import question_by_heading
 
 
 @dataclass(frozen=True)
@@ -441,6 +442,8 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
         grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
         if grade_id in known:
             anchor = grade_id
+        elif not grade_id and f"{question_by_heading(cell)}-question" in known:
+            anchor = f"{question_by_heading(cell)}-question"  # the question's cell, its metadata lost (Colab)
         elif cell.kind == "code" and _answers_name(cell.source) in answers:
             continue  # the released answers cell, filled in: it takes that cell's place
         elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
