@@ -482,6 +482,8 @@ def _as_number(value: Any) -> float | None:
             return None
     if isinstance(value, str):
         text = _number_text(value)
+        if (power := _power_of_ten(text)) is not None:
+            return power
         if SPACE_GROUPED.fullmatch(text):  # "266 240": thousands set apart by spaces, as SI writes them
             text = re.sub(r"[ \u00a0\u202f]", "", text)
         try:
@@ -492,21 +494,41 @@ def _as_number(value: Any) -> float | None:
 
 
 def _number_text(value: str) -> str:
-    """A number's text without what only typesets it: a typeset minus sign, a leading "~"."""
-    return APPROXIMATELY.sub("", value.strip().replace("\u2212", "-"))
+    """A number's text without what only typesets it (a typeset minus sign, a leading "~") or
+    names what it counts ("64 updates", "-1.2247 (rounded)")."""
+    return WORDS_AFTER.sub("", APPROXIMATELY.sub("", value.strip().replace("\u2212", "-")))
+
+
+def _power_of_ten(text: str) -> float | None:
+    """ "10^-6", "10**-6", "10⁻⁶", "1.5 × 10^(-6)": a number written with a power of ten."""
+    raised = SUPERSCRIPT_POWER.fullmatch(text)
+    if raised is not None:
+        text = f"{raised[1]}^{raised[2].translate(SUPERSCRIPTS)}"
+    found = POWER_OF_TEN.fullmatch(text)
+    if found is None or abs(int(found[2])) > 300:
+        return None
+    return float((found[1] or "1").replace(",", ".")) * 10.0 ** int(found[2])
 
 
 APPROXIMATELY = re.compile(r"^(?:~|\u2248|\u223c)\s*")
 """"~3.54" or "≈ 3.54": the student's number, said to be rounded."""
+WORDS_AFTER = re.compile(r"(?<=\d)\s+\(?[^\W\d_]+(?:\s+[^\W\d_]+)*\)?\s*$")
+"""Words (letters only) after a number: what it counts, or a remark. Another number among
+them leaves the answer unread ("64 or 65")."""
+POWER_OF_TEN = re.compile(
+    r"(?:([+-]?\d+(?:[.,]\d+)?)\s*[x\u00d7*\u00b7]\s*)?10\s*(?:\^|\*\*)\s*\(?\s*([+-]?\d{1,3})\s*\)?"
+)
+SUPERSCRIPTS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+")
+SUPERSCRIPT_POWER = re.compile(r"(.*10)([\u2070\u00b9\u00b2\u00b3\u2074-\u2079\u207b\u207a]+)")
 SPACE_GROUPED = re.compile(r"[+-]?\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
 
 
 def _letters(value: Any, several: bool = False) -> list[str] | None:
     """A choice's letters, lower-cased; None when it is not a letter or a list of letters.
-    Where several may be ticked, a string of letters separated by commas or spaces ("a, c")
-    counts as their list: it is what a student means."""
+    Where several may be ticked, a string of letters separated by commas, spaces, ";", "&" or
+    "and" ("a, c", "a and c") counts as their list: it is what a student means."""
     if several and isinstance(value, str):
-        value = [v for v in re.split(r"[,\s]+", value) if v]
+        value = [v for v in re.split(r"[,;&\s]+|\band\b", value) if v]
     items = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
     if not all(isinstance(v, str) for v in items):
         return None

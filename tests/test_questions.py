@@ -858,3 +858,42 @@ def test_answers_assigned_inside_a_block_are_said_not_lost_in_silence():
     assert answers.values == {} and answers.note is not None and answers.note.id == "question.answers_in_block"
     assert answers.note.params == {"cell": 2, "names": "answers_q1, answers_q2"}
     assert verification.from_notebook(_notebook("answers_q1 = {'a': 'b'}\n")).note is None
+
+
+@pytest.mark.parametrize(
+    ("qid", "pid", "given"),
+    [
+        ("q5", "b", "10^-6"),
+        ("q5", "b", "10**-6"),
+        ("q5", "b", "10\u207b\u2076"),
+        ("q5", "b", "1 \u00d7 10^-6"),
+        ("q5", "b", "1.0*10^(-6)"),
+        ("q5", "b", "1 x 10^\u22126"),
+        ("q2", "b", "64 updates"),
+        ("q9", "a", "266240 parameters"),
+        ("q3", "b", "-1.2247 (rounded)"),
+    ],
+)
+def test_a_power_of_ten_or_a_number_with_its_unit_counts(qid, pid, given):
+    """Trial 38: "10^-6" for an epsilon and "64 updates" for a count, as students write them,
+    were "not in a form the grader reads"; each is the one number it says."""
+    part = next(p for p in BANK.question(qid).parts if p.id == pid)
+    assert verification.form_problem(part, given) is None
+    assert verification.judge(part, given)[1] == part.points
+
+
+@pytest.mark.parametrize(
+    "given", ["64 or 65", "10^-6 or 10^-5", "2^6", "10^400", "64 64", "about 64 updates or 65", "6 updates 4"]
+)
+def test_what_says_more_than_one_number_is_no_number(given):
+    assert verification._as_number(given) is None
+
+
+def test_ticked_letters_joined_by_and_are_the_ticked_statements():
+    part = BANK.question("q2").parts[0]
+    right = [o.id for o in part.options if o.correct]
+    last_and = ", ".join(right[:-1]) + " and " + right[-1]
+    for joined in (" and ".join(right), " & ".join(right), "; ".join(right), last_and):
+        assert verification.judge(part, joined)[1] == part.points, joined
+    assert verification._letters("a and", several=True) == ["a"]
+    assert verification._letters("band", several=True) != ["b"]
