@@ -538,7 +538,9 @@ def _package(message: str) -> str | None:
     return _top_package(match.group(1)) if match else None
 
 
-def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str, ...]) -> Message | None:
+def _outcome_note(
+    cell: CodeCell, outcome: dict[str, Any], available: tuple[str, ...], seconds: float
+) -> Message | None:
     """The note on one cell's outcome as the worker reported it (its values checked here)."""
     place = {"cell": cell.number, "first_line": cell.first_line}
     line = outcome.get("line") if type(outcome.get("line")) is int else "?"
@@ -552,6 +554,8 @@ def _outcome_note(cell: CodeCell, outcome: dict[str, Any], available: tuple[str,
         packages = ", ".join(sorted({n for n in names if n})) or "?"
         params = place | {"package": packages, "available": ", ".join(available)}
         return Message("submission.cell_imports_skipped", params)
+    if outcome.get("status") == "stopped":
+        return Message("submission.cell_stopped", place | {"line": line, "seconds": seconds})
     if outcome.get("status") != "raised":
         return None
     message = one_line(clean_text(str(outcome.get("message", "")))[:300]).rstrip(".")  # the note ends the sentence
@@ -585,7 +589,7 @@ def outcome_notes(
     for outcome in outcomes[:MAX_CODE_CELLS] if isinstance(outcomes, list) else []:
         reported = outcome.get("number") if isinstance(outcome, dict) else None
         if type(reported) is int and reported in by_number:
-            note = _outcome_note(by_number[reported], outcome, available)
+            note = _outcome_note(by_number[reported], outcome, available, seconds)
             notes += [note] if note else []
     return notes
 
@@ -626,9 +630,9 @@ def stopped_lines(outcomes: object, skipped: dict[int, str]) -> dict[int, int]:
     stopped = dict.fromkeys(skipped, 0)
     for outcome in outcomes if isinstance(outcomes, list) else []:
         number = outcome.get("number") if isinstance(outcome, dict) else None
-        if type(number) is not int or outcome.get("status") not in ("raised", "syntax"):
+        if type(number) is not int or outcome.get("status") not in ("raised", "stopped", "syntax"):
             continue
-        line = outcome.get("line") if outcome.get("status") == "raised" else 0
+        line = outcome.get("line") if outcome.get("status") in ("raised", "stopped") else 0
         stopped[number] = line if type(line) is int and line > 0 else 0
     return stopped
 

@@ -304,15 +304,16 @@ ATTACKS = [
         notes={"submission.cell_magic_removed", "submission.cell_other_language"},
     ),
     attack("nb_definition_side_effects.ipynb", (44, 45), FAILED, WRONG),
-    # Cells run one by one (issue 10): a cell that hangs or ends the process is skipped and the
-    # rest graded; progress events a cell forges blame no cell but its own; a forged "ready"
-    # hides only its own notes (the uid in reports is the grader's, never the worker's word).
+    # Cells run one by one (issue 10): a cell that hangs is interrupted (one that refuses the
+    # interrupt is killed and skipped), one that ends the process is skipped, and the rest
+    # graded; progress events a cell forges blame no cell but its own; a forged "ready" hides
+    # only its own notes (the uid in reports is the grader's, never the worker's word).
     attack(
         "nb_cell_hang_and_exit.ipynb",
         (22, 3),
         FAILED,
         WRONG,
-        notes={"submission.cell_timeout", "submission.cell_crashed"},
+        notes={"submission.cell_stopped", "submission.cell_crashed"},
     ),
     attack("nb_forged_cell_events.ipynb", (6,), FAILED, WRONG, notes={"submission.cell_timeout"}),
     attack("nb_forged_ready.ipynb", (6,), FAILED, WRONG),

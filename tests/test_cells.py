@@ -212,3 +212,36 @@ def test_a_cell_magic_below_the_first_line_stops_its_cell_as_in_jupyter():
     namespace, outcomes = run_all("# time my implementation\n%%time\ndef f(x):\n    return x", "\n%%time\nH = 2")
     assert "f" not in namespace and outcomes[0]["status"] == "raised" and outcomes[0]["exc_type"] == "UsageError"
     assert outcomes[0]["line"] == 2 and namespace["H"] == 2
+
+
+def run_timed(seconds, *sources):
+    """``run_all`` with each cell stopped after ``seconds``, as the worker runs them."""
+    notebook = read(json.dumps({"cells": [{"cell_type": "code", "source": s} for s in sources]}).encode())
+    module = cells.notebook_module("submission")
+    outcomes = [cells.run({"number": c.number, "code": c.code}, module, seconds) for c in notebook.cells]
+    return module.__dict__, outcomes
+
+
+def test_a_cell_past_its_time_is_stopped_where_it_is_and_keeps_what_it_defined():
+    """Trial 38: a cell that defines depth_rms and then runs a 14 s sweep lost depth_rms (the
+    worker was killed at the cell's limit and the cell skipped); Jupyter keeps it. The cell is
+    now stopped where it runs, as Jupyter's Interrupt stops it, inside a function it calls too."""
+    import time
+
+    began = time.monotonic()
+    namespace, outcomes = run_timed(
+        0.2,
+        "def f(x):\n    return x\nimport time\nwhile True:\n    time.sleep(0.01)\nAFTER = 1",
+        "def spin():\n    while True:\n        pass\nG = 1\nspin()",
+        "%%time\nH = 2\nwhile True: pass",
+        "DONE = f(3)",
+    )
+    assert time.monotonic() - began < 5
+    assert [o["status"] for o in outcomes] == ["stopped", "stopped", "stopped", "ok"]
+    assert [o.get("line") for o in outcomes[:3]] == [5, 5, 2]  # a %%time body counts from its first line
+    assert namespace["f"](1) == 1 and "AFTER" not in namespace and namespace["G"] == 1 and namespace["H"] == 2
+    assert namespace["DONE"] == 3
+    import signal
+
+    assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.default_int_handler, None)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)

@@ -10,6 +10,7 @@ from grader import course
 from grader.course import MODULES
 from grader.model import Status, Visibility
 from grader.runner import Options, grade
+from grader.sandbox import limits as limits_module
 from grader.sandbox.limits import Limits
 from grader.settings import current as current_settings
 
@@ -465,3 +466,27 @@ def test_a_misspelled_function_name_is_named_beside_the_one_the_tests_call(tmp_p
         assert misspelled(prepared) == []  # every graded name defined: nothing to say
     finally:
         prepared.cleanup()
+
+
+def test_a_cell_that_defines_a_function_and_then_runs_too_long_keeps_the_function(tmp_path, monkeypatch):
+    """Trial 38: a cell defining a correct function and then running a long experiment lost the
+    function (the worker was killed at the cell's limit and the cell skipped, 280 where Jupyter
+    gives 286). Interrupted inside the sandbox as Jupyter's Interrupt would, the cell keeps what
+    it defined; one that ignores the interrupt is still killed and skipped."""
+    source = (course.solutions_dir() / "rmsnorm.py").read_text()
+    experiment = "\nimport time\nwhile True:\n    time.sleep(0.05)\n"
+    stubborn = "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass\n"
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(source + experiment), nbformat.v4.new_code_cell(stubborn)]
+    )
+    path = tmp_path / "long_experiment.ipynb"
+    nbformat.write(nb, str(path))
+    monkeypatch.setattr(limits_module, "CELL_FLOOR_SECONDS", 1.0)  # seconds, not tens of them
+    tight = current_settings().replace(limits=Limits(call_seconds=1.0))
+    report = grade(path, Options(suites=("public",), settings=tight, select="rmsnorm"))
+    rms = [r for r in report.results if r.exercise == "rmsnorm"]
+    assert rms and all(r.status is Status.PASSED for r in rms), [(r.name, r.status) for r in rms]
+    notes = {note.id: note for note in report.notes}
+    assert notes["submission.cell_stopped"].params["seconds"] == 1.0
+    assert notes["submission.cell_stopped"].params["cell"] == 1 and "submission.cell_timeout" in notes
+    assert notes["submission.cell_timeout"].params["cell"] == 2

@@ -116,6 +116,10 @@ class Reply:
     Jupyter ran them): not the student's functions' time, so not the submission's budget."""
 
 
+CELL_GRACE_SECONDS = 2.0
+"""How long past its limit a cell may take to stop by itself (the worker interrupts it, as
+Jupyter's Interrupt does, so that what it defined stays) before the worker is killed and the
+cell skipped: code that swallows the interrupt, or one long C call."""
 CLOSE_SECONDS = 0.5
 """How long a worker whose requests have ended has to exit before it is killed."""
 
@@ -346,6 +350,7 @@ class Worker:
         setup = dict(self.setup, directory=launch.directory)
         if "cells" in setup:
             setup["skip_cells"] = sorted(self.skipped_cells)
+            setup["cell_seconds"] = self.limits.cell_seconds  # the worker stops a cell itself first
         if launch.seccomp is not None:
             import numpy as np
 
@@ -463,7 +468,7 @@ class Worker:
                 # The cell's number is the worker's word: only a cell we sent can be blamed.
                 if value.get("cell") in self.cells:
                     cell = value["cell"]
-                    deadline = time.monotonic() + self.limits.cell_seconds
+                    deadline = time.monotonic() + self.limits.cell_seconds + CELL_GRACE_SECONDS
                     deadline = min(deadline, self._cells_until)
                 continue
             return Reply(ReplyKind.ANSWER, message=value, importing=importing, cell=cell)

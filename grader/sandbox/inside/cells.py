@@ -1,7 +1,9 @@
 """Run a notebook's cells the way Jupyter does: in order, in one namespace, each on its own.
 
 A cell that raises stops where it raised, and what it bound before that stays bound (as in a
-kernel); a cell with a syntax error runs not at all; the next cell runs regardless. The cells
+kernel); a cell that runs past its time is stopped where it is, as an interrupted kernel stops
+(what it bound before stays); a cell with a syntax error runs not at all; the next cell runs
+regardless. The cells
 arrive as plain Python (the trusted side has already turned IPython syntax into calls of
 ``get_ipython()``), and :class:`Shell` answers those calls the way they matter for grading:
 
@@ -26,6 +28,7 @@ import io
 import linecache
 import os
 import shlex
+import signal
 import sys
 import traceback
 import types
@@ -326,6 +329,45 @@ def _import_at(tree: ast.Module, line: int | None) -> int | None:
     return None
 
 
+class CellStopped(BaseException):
+    """Raised in a cell's code once it has run past its time: the cell stops there, as Jupyter's
+    "Interrupt" stops it, and what it bound before stays (a cell that defines a function and
+    then runs a long experiment keeps the function). Code that swallows it, or blocks in one
+    long C call, is killed by the trusted side a little later, and the cell skipped."""
+
+
+_running = [False]
+"""Whether a cell's own code is running: the timer stops nothing else."""
+
+
+def _stop(signum: int, frame: Any) -> None:
+    if _running[0]:
+        raise CellStopped
+
+
+def _exec(code: types.CodeType, namespace: dict[str, Any]) -> None:
+    _running[0] = True
+    try:
+        exec(code, namespace)
+    finally:
+        _running[0] = False
+
+
+def _timed(
+    cell: dict[str, Any], code: types.CodeType, namespace: dict[str, Any], seconds: float | None
+) -> dict[str, Any]:
+    """:func:`_run_code` with ``seconds`` of wall-clock time (none: no limit of its own)."""
+    if not seconds or seconds <= 0:
+        return _run_code(cell, code, namespace)
+    previous = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return _run_code(cell, code, namespace)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _run_code(cell: dict[str, Any], code: types.CodeType, namespace: dict[str, Any]) -> dict[str, Any]:
     """Run compiled cell code. A top-level import of a package this environment lacks is
     skipped, its names bound to :class:`Absent`, and the statements after it run: on the
@@ -335,7 +377,9 @@ def _run_code(cell: dict[str, Any], code: types.CodeType, namespace: dict[str, A
     skipped: list[str] = []
     while True:
         try:
-            exec(code, namespace)
+            _exec(code, namespace)
+        except CellStopped as exc:
+            return {"number": cell["number"], "status": "stopped", "line": _error_line(exc, filename)}
         except ModuleNotFoundError as exc:
             tree = tree or ast.parse(cell["code"], filename)
             index = _import_at(tree, _error_line(exc, filename))
@@ -358,8 +402,9 @@ def _raised(cell: dict[str, Any], exc: BaseException, filename: str) -> dict[str
     return {"number": cell["number"], "status": "raised", "line": _error_line(exc, filename), **report}
 
 
-def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
-    """Run one cell in ``module``'s namespace; its outcome as data (its output is dropped)."""
+def run(cell: dict[str, Any], module: types.ModuleType, seconds: float | None = None) -> dict[str, Any]:
+    """Run one cell in ``module``'s namespace, stopped after ``seconds``; its outcome as data
+    (its output is dropped)."""
     filename = f"<cell {cell['number']}>"
     shell = module.__dict__["get_ipython"]()
     shell.filename = filename
@@ -378,7 +423,7 @@ def run(cell: dict[str, Any], module: types.ModuleType) -> dict[str, Any]:
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = CappedText(0), CappedText(0)
     try:
-        return _run_code(cell, code, module.__dict__)
+        return _timed(cell, code, module.__dict__, seconds)
     finally:
         sys.stdout, sys.stderr = saved
         _shift_output_history(module.__dict__)

@@ -88,7 +88,7 @@ class Submission:
     def module_for(self, function: str) -> str:
         return self.single or self.modules[function]
 
-    def run_notebook(self, cells_file: str, skip: set[int]) -> list[dict[str, Any]]:
+    def run_notebook(self, cells_file: str, skip: set[int], seconds: float | None) -> list[dict[str, Any]]:
         """Run a notebook's cells in order, as a kernel would, before any call arrives: no
         test's input is in this process while the student's cells run. Each cell's start is
         announced, so a cell that hangs or kills the process can be skipped next time."""
@@ -102,7 +102,7 @@ class Submission:
             if cell["number"] in skip:
                 continue
             self.channel.send({"event": "cell_start", "cell": cell["number"]})
-            outcome = cells.run(cell, module)
+            outcome = cells.run(cell, module, seconds)
             if outcome["status"] != "ok" and len(outcomes) < REPORTED_CELLS:  # only what went wrong
                 outcomes.append(outcome)
         cells.cells_done(module.__dict__)
@@ -164,7 +164,9 @@ def serve(requests: int, responses: int) -> None:
     ready["seccomp"] = setup.get("seccomp") is not None
     if setup.get("cells"):
         sys.path.insert(0, scratch)
-        ready["cells"] = sub.run_notebook(setup["cells"], set(setup.get("skip_cells", ())))
+        seconds = setup.get("cell_seconds")
+        seconds = float(seconds) if isinstance(seconds, int | float) else None
+        ready["cells"] = sub.run_notebook(setup["cells"], set(setup.get("skip_cells", ())), seconds)
     channel.send(ready)
     while True:
         try:
