@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import sys
+import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -529,6 +530,8 @@ def grade_class(
     settings = settings_from(course_file=course_file, lang=_language(lang), require_sandbox=require_sandbox, jobs=jobs)
     source = FolderClass(Path(submissions).resolve(), Path(output_dir).resolve())
     settings = _class_policy(settings, source.out)
+    # As the class folder's names are read: a name pasted from a macOS window is decomposed.
+    students = tuple(unicodedata.normalize("NFC", name) for name in students)
     _known_students(source, students)
     # Every suite a final grade holds, the questions' auto-graded parts included, as autograde.
     # A <student>.py has no answers file: one beside it in the class folder is nobody's own.

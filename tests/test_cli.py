@@ -597,3 +597,10 @@ def test_grade_class_grades_students_named_with_accents_and_spaces(tmp_path):
     with open(out_dir / "grades.csv", newline="", encoding="utf-8") as handle:
         written = {row["student"]: row["q7_written"] for row in csv.DictReader(handle)}
     assert float(written["João Conceição"]) > 0 and written["Zoë Ahn"] == "", written  # not graded yet
+    # A name pasted decomposed (from a macOS window) is the same --student (trial 40).
+    again = run("grade-class", handed_in, "-o", out_dir, "--no-progress", "--student", decomposed)
+    assert again.returncode == 3 and "several hand-ins" in again.stdout + again.stderr, again.stdout + again.stderr
+    again = run(
+        "grade-class", handed_in, "-o", out_dir, "--no-progress", "--student", unicodedata.normalize("NFD", "Zoë Ahn")
+    )
+    assert again.returncode == 0 and "Zoë Ahn " in again.stdout and "1 graded" in again.stdout, again.stdout
