@@ -323,23 +323,27 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
 
 def written_by_position(cells: list[notebook.Cell]) -> dict[str, str]:
     """Each written answer found where the release put it, for a notebook whose answer cells
-    lost their nbgrader metadata (Colab drops it; a cell deleted and made again has none): the
-    first markdown cell after the question's, the question known by its grade id or its first
-    line. A cell that is some question's or carries a grade id is nobody's answer."""
-    found: dict[str, str] = {}
-    waiting: str | None = None  # the question whose answer comes next
+    lost their nbgrader metadata (Colab drops it; a cell deleted and made again has none): every
+    text cell after the question's cell, up to the next question's, joined (notes and an answer
+    in two cells are all the person grading reads). The question is known by its grade id or
+    its first line, the first time only; a cell that carries a grade id is nobody's answer."""
+    found: dict[str, list[str]] = {}
+    current: str | None = None  # the question the text cells belong to
     for cell in cells:
         if cell.kind != "markdown":
             continue
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         question = grade_id.removesuffix("-question") if grade_id.endswith("-question") else None
-        if question is not None or (not grade_id and (question := question_by_heading(cell)) is not None):
-            waiting = question
-        elif waiting is not None and not grade_id:
-            found[waiting], waiting = cell.source, None
-        else:
-            waiting = None
-    return found
+        if question is None and not grade_id:
+            question = question_by_heading(cell)
+        if question is not None and question not in found:
+            current = question
+            found[current] = []
+        elif grade_id:
+            current = None
+        elif current is not None and not is_blank(cell.source):
+            found[current].append(cell.source)
+    return {qid: "\n\n".join(texts) for qid, texts in found.items() if texts}
 
 
 def question_by_heading(cell: notebook.Cell) -> str | None:

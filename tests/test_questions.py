@@ -897,3 +897,34 @@ def test_ticked_letters_joined_by_and_are_the_ticked_statements():
         assert verification.judge(part, joined)[1] == part.points, joined
     assert verification._letters("a and", several=True) == ["a"]
     assert verification._letters("band", several=True) != ["b"]
+
+
+def test_written_answers_without_metadata_keep_every_text_cell_of_their_question():
+    """Trial 40: with nbgrader's metadata gone (Colab), notes put between a question and its
+    answer were read as the answer and the answer lost; an answer in two cells lost its second;
+    a question's heading pasted again later took the answer elsewhere. Every text cell after a
+    question's cell, up to the next question's, is its answer, for the person grading to read."""
+    headings = {q.id: BANK.heading(q) for q in BANK.questions}
+
+    def md(text):
+        return {"cell_type": "markdown", "metadata": {"id": "x"}, "source": text}
+
+    nb = {
+        "cells": [
+            md("# Exercises\nnot a question"),
+            md(headings["q1"] + "\n\nthe question's text"),
+            {"cell_type": "code", "metadata": {}, "source": "answers_q1 = {}"},
+            md("*my scratch notes*"),
+            md("YOUR ANSWER HERE"),
+            md("ANSWER 1"),
+            md("ANSWER 1, continued"),
+            md(headings["q2"]),
+            md("ANSWER 2"),
+            md(headings["q1"]),
+            md("more on 2"),
+        ]
+    }
+    found = verification.from_notebook(json.dumps(nb).encode()).values
+    assert found["q1"][verification.WRITTEN] == "*my scratch notes*\n\nANSWER 1\n\nANSWER 1, continued"
+    assert found["q2"][verification.WRITTEN] == f"ANSWER 2\n\n{headings['q1']}\n\nmore on 2"
+    assert verification.is_blank(found.get("q3", {}).get(verification.WRITTEN))

@@ -437,13 +437,16 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
     the student's notebook ("" before the first one)."""
     known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
     answers = _released_answers(released)
-    anchor, extra = "", dict[str, list[Cell]]()
+    anchor, extra, headed = "", dict[str, list[Cell]](), set[str]()
     for cell in cells(student_nb):
         grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
+        lost = f"{question_by_heading(cell)}-question" if not grade_id else ""  # its metadata gone (Colab)
         if grade_id in known:
             anchor = grade_id
-        elif not grade_id and f"{question_by_heading(cell)}-question" in known:
-            anchor = f"{question_by_heading(cell)}-question"  # the question's cell, its metadata lost (Colab)
+            headed.add(grade_id)
+        elif lost in known and lost not in headed:  # the first copy of the question's heading only
+            anchor = lost
+            headed.add(lost)
         elif cell.kind == "code" and _answers_name(cell.source) in answers:
             continue  # the released answers cell, filled in: it takes that cell's place
         elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
