@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import io
 import json
 import re
+import tokenize
 
 from grader.notebook import inside_strings, parsed
 
@@ -55,10 +57,21 @@ def plain_module(data: bytes) -> str | None:
 
 def _without_notebook_lines(text: str) -> tuple[str, ast.Module] | None:
     """``text`` with each line of a magic or a shell command made ``pass`` (line for line), and
-    its tree; a line inside a string that spans lines is the string's, as IPython reads tokens
-    (``%d layers`` in a docstring). None when it is no Python even so."""
+    its tree; a line that continues a statement or a string is the statement's, as IPython
+    reads tokens (``%d layers`` in a docstring). None when it is no Python even so."""
     lines = _LINE.findall(text)
-    marked = [i for i, line in enumerate(lines) if NOTEBOOK_LINE.match(line)]
+    notebook_lines = [i for i, line in enumerate(lines) if NOTEBOOK_LINE.match(line)]
+    starts = _statement_starts(lines)
+    at_starts = [i for i in notebook_lines if i in starts]
+    # If a magic's own text misleads the tokenizer (``%timeit f(x``), every such line goes.
+    for marked in [at_starts] + ([notebook_lines] if at_starts != notebook_lines else []):
+        found = _blanked(lines, marked)
+        if found is not None:
+            return found
+    return None
+
+
+def _blanked(lines: list[str], marked: list[int]) -> tuple[str, ast.Module] | None:
     placeholder = list(lines)
     for i in marked:
         placeholder[i] = "pass" + lines[i][len(lines[i].rstrip("\r\n")) :]
@@ -72,6 +85,31 @@ def _without_notebook_lines(text: str) -> tuple[str, ast.Module] | None:
         if kept_tree is not None:
             return "".join(kept), kept_tree
     return "".join(placeholder), tree
+
+
+def _statement_starts(lines: list[str]) -> set[int]:
+    """The lines (from 0) a statement may start on, as IPython finds its escapes: not inside a
+    string, brackets or after a backslash (``X = (7`` then ``%3)`` is Python). Read with
+    Python's tokenizer, which goes on past a magic's ``!``; every line when it cannot read."""
+    source = "".join(line.rstrip("\r\n") + "\n" for line in lines)  # rows as _LINE counts them
+    starts, depth, fresh = set(), 0, True
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type in (tokenize.NEWLINE, tokenize.NL):
+                fresh = fresh or depth == 0
+                continue
+            if token.type in (tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER):
+                continue
+            if fresh:
+                starts.add(token.start[0] - 1)
+            fresh = False
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(0, depth - 1)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return set(range(len(lines)))
+    return starts
 
 
 def as_notebook(module: str) -> bytes:

@@ -122,3 +122,30 @@ def test_a_magic_looking_line_inside_a_string_is_the_strings():
     namespace: dict = {}
     exec(compile(module, "download.py", "exec"), namespace)
     assert namespace["TABLE"] == "\n!important: keep this line\n%d layers\n" and namespace["X"] == "\n%1\n"
+
+
+@pytest.mark.parametrize(
+    "continued",
+    ['TEMPLATE = """\nheader\n%d layers"""', "X = (7\n%3)", "X = 7 \\\n%3", "X = [7,\n8][0] \\\n%3"],
+)
+def test_a_percent_or_bang_line_that_continues_a_statement_is_python(continued):
+    """Trial 40: with a real magic elsewhere, a line starting with % or ! that closes a string,
+    sits inside brackets or follows a backslash became `pass`; the rest no longer parsed and a
+    correct download scored 0/286. IPython reads such a line as the Python it continues."""
+    text = f"!pip install -q numpy\n%matplotlib inline\n{continued}\ndef f():\n    return 1\n"
+    module = script.plain_module(text.encode())
+    assert module is not None
+    namespace: dict = {}
+    exec(compile(module, "download.py", "exec"), namespace)
+    assert namespace["f"]() == 1 and module.count("\n") == text.count("\n")
+    assert namespace.get("X", 1) == 1
+    if "TEMPLATE" in namespace:
+        assert namespace["TEMPLATE"] == "\nheader\n%d layers"
+
+
+def test_a_magic_whose_own_text_misleads_the_tokenizer_is_still_dropped():
+    """A magic with an unbalanced bracket (``%timeit f(x``) reads to Python's tokenizer as an
+    open bracket: the magics below it are still made ``pass``."""
+    text = "%timeit f(x\nimport numpy as np\n%matplotlib inline\ndef f():\n    return 1\n"
+    module = script.plain_module(text.encode())
+    assert module is not None and "%" not in module
