@@ -3,9 +3,9 @@
 A cell that raises stops where it raised, and what it bound before that stays bound (as in a
 kernel); a cell that runs past its time is stopped where it is, as an interrupted kernel stops
 (what it bound before stays); a cell with a syntax error runs not at all; the next cell runs
-regardless. The cells
-arrive as plain Python (the trusted side has already turned IPython syntax into calls of
-``get_ipython()``), and :class:`Shell` answers those calls the way they matter for grading:
+regardless. The cells arrive as plain Python (the trusted side has already turned IPython
+syntax into calls of ``get_ipython()``), and :class:`Shell` answers those calls the way they
+matter for grading:
 
 * ``%%time``, ``%%capture``, ``%%prun`` run their body in the notebook's namespace;
 * ``%%writefile`` writes its file in the working directory (a later cell may import it);
