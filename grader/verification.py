@@ -466,6 +466,17 @@ def _hard_linked(path: Path) -> bool:
 # -- judging one value ------------------------------------------------------------------------
 
 
+def written_text(value: Any) -> str:
+    """A written answer as the person grading reads it: an answers file may hold a number, a
+    list of lines or a table where text was asked for (``written = 42``); it counts as
+    answered, so it must not read as "(no answer)"."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return "\n".join(value)
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 def is_blank(value: Any) -> bool:
     return value is None or value == [] or (isinstance(value, str) and value.strip() in BLANK_WRITTEN)
 

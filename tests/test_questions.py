@@ -928,3 +928,21 @@ def test_written_answers_without_metadata_keep_every_text_cell_of_their_question
     assert found["q1"][verification.WRITTEN] == "*my scratch notes*\n\nANSWER 1\n\nANSWER 1, continued"
     assert found["q2"][verification.WRITTEN] == f"ANSWER 2\n\n{headings['q1']}\n\nmore on 2"
     assert verification.is_blank(found.get("q3", {}).get(verification.WRITTEN))
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [("42", "42"), ('["one", "two"]', "one\ntwo"), ("{ a = 1 }", '{"a": 1}'), ('"x"', "x")]
+)
+def test_a_written_answer_that_is_no_text_is_shown_as_written(value, text, tmp_path):
+    """Red team 39: `written = 42` in an answers file counted as answered, but the page the
+    person grading reads said "(no answer)"."""
+    from grader.integrations.folder import FolderClass
+    from grader.integrations.folder_written import export_page
+
+    (tmp_path / "class" / "alice").mkdir(parents=True)
+    (tmp_path / "class" / "alice" / "rmsnorm.py").write_text("x = 1\n")
+    (tmp_path / "class" / "alice" / "verification.toml").write_text(f"[q7]\nwritten = {value}\n")
+    answers = verification.find(tmp_path / "class" / "alice")
+    assert not verification.is_blank(answers.values["q7"][verification.WRITTEN])
+    page = export_page(FolderClass(tmp_path / "class", tmp_path / "out"), "lab", "q7")
+    assert "(no answer)" not in page and "> " + text.replace("\n", "\n> ") in page, page

@@ -61,8 +61,7 @@ def _answer(submitted: Submitted, qid: str, class_root: Path) -> str:
     # there is nobody's own); work inside a student's folder has that folder's.
     beside, elsewhere = handin.class_answers(path, class_root)
     answers = verification.find(path, beside_lone_file=beside, elsewhere=elsewhere)
-    written = answers.values.get(qid, {}).get(WRITTEN, "")
-    return written if isinstance(written, str) else ""
+    return verification.written_text(answers.values.get(qid, {}).get(WRITTEN))
 
 
 def export_page(course: FolderClass, assignment: str, qid: str, ungraded: bool = False) -> str:
