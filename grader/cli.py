@@ -176,9 +176,6 @@ def _blank_answers(target: Path, lang: str) -> str:
     bank = questions.load()
     blank, malformed = verification.blanks(bank, answers), verification.form_problems(bank, answers)
     lines = [] if answers.note is None else [render(answers.note, lang)]
-    ambiguous = verification.ambiguous_note(bank, answers)
-    if ambiguous is not None:
-        lines.append(render(ambiguous, lang))
     if malformed:  # an answer the grade would score 0 whatever the key: say so now
         lines.append(render(Message("report.malformed_title", where), lang))
         lines += [f"  {qid}: {render(problem, lang)}" for qid, problem in malformed]

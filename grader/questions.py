@@ -72,10 +72,18 @@ class Part:
     """Hidden: the expected number (``number`` parts)."""
     tolerance: float | None = None
     """Hidden: the largest absolute difference accepted (``number`` parts)."""
+    whole: bool = False
+    """A ``number`` part whose answer is a whole number (a count), as its prompt says: there a
+    separator before three digits groups thousands ("131.072", "131,072" are 131072)."""
 
     @property
     def letters(self) -> tuple[str, ...]:
         return tuple(o.id for o in self.options)
+
+    @property
+    def form(self) -> str:
+        """The kind of answer, as the templates name it: ``whole number`` for a count."""
+        return "whole number" if self.whole else self.kind
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,7 @@ def _part(data: dict[str, Any]) -> Part:
         options,
         float(data["answer"]) if "answer" in data else None,
         float(data["tolerance"]) if "tolerance" in data else None,
+        data.get("whole") is True,
     )
 
 
@@ -202,7 +211,11 @@ def _validate_part(q: Question, part: Part, hidden: bool) -> None:
     if part.kind == "number":
         if hidden and (part.answer is None or part.tolerance is None or part.tolerance < 0):
             raise BankError(f"{where}: a number part needs an answer and a tolerance >= 0")
+        if hidden and part.whole and (part.tolerance != 0 or part.answer != int(part.answer or 0)):
+            raise BankError(f"{where}: a whole-number part needs a whole answer and a tolerance of 0")
         return
+    if part.whole:
+        raise BankError(f"{where}: only a number part can be whole")
     if len(part.options) < 2 or len(set(part.letters)) != len(part.letters):
         raise BankError(f"{where}: a choice needs two or more options with distinct letters")
     if hidden and any(o.feedback is None for o in part.options):
@@ -246,6 +259,7 @@ def public_data(bank: Bank) -> dict[str, Any]:
                     {
                         "id": p.id,
                         "kind": p.kind,
+                        **({"whole": True} if p.whole else {}),
                         "points": p.points,
                         "prompt": p.prompt,
                         "option": [{"id": o.id, **o.text} for o in p.options],
@@ -284,6 +298,7 @@ TEMPLATE_HEAD = """\
 # choice:   one letter in quotes                    uma letra entre aspas          a = "b"
 # multiple: every true option, a list of letters    toda opção verdadeira, lista   a = ["a", "c"]
 # number:   a number, no quotes                     um número, sem aspas           a = 0.25
+# whole number: a count, no quotes                  uma contagem, sem aspas        a = 64
 # written:  your own words, graded by hand          com as suas palavras, à mão    written = \"\"\"...\"\"\"
 """
 
@@ -299,7 +314,7 @@ def _template_question(bank: Bank, q: Question) -> list[str]:
     lines.append(f"[{q.id}]")
     for p in q.parts:
         points = f"{p.points:g} pt"
-        lines += ["", *_comment(f"({p.id}) {p.kind}, {points}: {p.prompt['en']}")]
+        lines += ["", *_comment(f"({p.id}) {p.form}, {points}: {p.prompt['en']}")]
         lines += _comment(f"({p.id}) {p.prompt['pt-BR']}")
         for o in p.options:
             both = o.text["en"] if o.text["en"] == o.text["pt-BR"] else f"{o.text['en']}  |  {o.text['pt-BR']}"

@@ -106,9 +106,6 @@ def _questions(
     if malformed:  # said at once: on Gradescope the parts' own messages wait for the due date
         parts = ", ".join(f"{qid}.{problem.params.get('part', '?')}" for qid, problem in malformed)
         notes.append(Message("question.malformed_note", {"parts": parts}))
-    ambiguous = verification.ambiguous_note(bank, answers)
-    if ambiguous is not None:
-        notes.append(ambiguous)
     return results, manual, notes
 
 

@@ -105,7 +105,10 @@ def _folded(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
 _TOML_SECTION = re.compile(r"^[ \t]*\[[ \t]*([A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?$")
 AMBIGUOUS_NUMBER = re.compile(r"[+-]?[1-9]\d{0,2}[.,]\d{3}")
 """One separator before exactly three digits: ``1.250`` is 1250 to a Brazilian reader and
-1.25 to the grader (as ``1,250`` is to an English one)."""
+1.25 to a Python one (as ``1,250`` is 1250 to an English one): a whole-number part reads it as
+the first, every other number part as the second."""
+THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(?:([.,])\d{3})(?:\1\d{3})*")
+"""A whole number with its thousands grouped by one kind of separator: ``131.072``, ``1,000,000``."""
 
 _TOML_AMBIGUOUS = re.compile(
     r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(" + AMBIGUOUS_NUMBER.pattern.replace("[.,]", r"\.") + r")[ \t]*(?:#.*)?$"
@@ -113,8 +116,8 @@ _TOML_AMBIGUOUS = re.compile(
 
 
 def _as_written(values: dict[str, dict[str, Any]], text: str) -> dict[str, dict[str, Any]]:
-    """``a = 1.250`` as the student wrote it: a float that reads two ways keeps its text (it
-    scores as the same number) so that the note on such numbers can say so."""
+    """``a = 1.250`` as the student wrote it: a float that reads two ways keeps its text, so
+    that a whole-number part reads it as 1250 (any other reads it as the float it is)."""
     section = None
     for line in text.splitlines():
         if found := _TOML_SECTION.match(line):
@@ -136,7 +139,8 @@ class Computed:
 
 def _literal(node: ast.expr, text: Callable[[ast.expr], str]) -> Any:
     """The value of an answer's literal; a float that reads two ways (``1.250``) as its
-    ``text``, as :func:`_as_written` keeps it in an answers file (it scores as the same number)."""
+    ``text``, as :func:`_as_written` keeps it in an answers file (a whole-number part reads it
+    as 1250, any other as the float)."""
     try:
         value = ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
@@ -487,7 +491,11 @@ def unanswered(part: Part, value: Any) -> bool:
     return is_blank(value) or (part.kind == "multiple" and _letters(value, several=True) == [])
 
 
-def _as_number(value: Any) -> float | None:
+def _as_number(value: Any, whole: bool = False) -> float | None:
+    """``value`` as a number, or None. ``whole``: the part asks for a whole number, so a separator
+    before three digits groups thousands, as the student's language writes them."""
+    if whole and isinstance(value, str) and THOUSANDS.fullmatch(text := _number_text(value)):
+        return float(re.sub(r"[.,]", "", text))
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
@@ -499,7 +507,7 @@ def _as_number(value: Any) -> float | None:
         text = _number_text(value)
         if (power := _power_of_ten(text)) is not None:
             return power
-        if SPACE_GROUPED.fullmatch(text):  # "266 240": thousands set apart by spaces, as SI writes them
+        if SPACE_GROUPED.fullmatch(text):  # "131 072": thousands set apart by spaces, as SI writes them
             text = re.sub(r"[ \u00a0\u202f]", "", text)
         try:
             return float(text.replace(",", "."))  # "0,5" is how pt-BR writes it
@@ -510,7 +518,7 @@ def _as_number(value: Any) -> float | None:
 
 def _number_text(value: str) -> str:
     """A number's text without what only typesets it (a typeset minus sign, a leading "~") or
-    names what it counts ("64 updates", "-1.2247 (rounded)")."""
+    names what it counts ("64 updates", "-0.5774 (rounded)")."""
     return WORDS_AFTER.sub("", APPROXIMATELY.sub("", value.strip().replace("\u2212", "-")))
 
 
@@ -567,7 +575,7 @@ def form_problem(part: Part, value: Any) -> Message | None:
         return Message("question.computed", {"part": part.id})
     allowed = ", ".join(part.letters)
     if part.kind == "number":
-        return Message("question.not_a_number", {"part": part.id}) if _as_number(value) is None else None
+        return Message("question.not_a_number", {"part": part.id}) if _as_number(value, part.whole) is None else None
     letters = _letters(value, several=part.kind == "multiple")
     if part.kind == "choice":
         listed = isinstance(value, list | tuple | set | frozenset)  # ["b"] is b; ["b", "d"] is no choice
@@ -593,21 +601,8 @@ def form_problems(bank: Bank, answers: Answers) -> list[tuple[str, Message]]:
     return out
 
 
-def ambiguous_note(bank: Bank, answers: Answers) -> Message | None:
-    """The note naming (``q9.a``) the number parts answered in a form that reads two ways, or
-    None. Said whatever the key, so it tells nothing about the answer."""
-    parts = []
-    for question in bank.questions:
-        given = answers.values.get(question.id, {})
-        for part in question.parts:
-            value = given.get(part.id) if isinstance(given, dict) else None
-            if part.kind == "number" and isinstance(value, str) and AMBIGUOUS_NUMBER.fullmatch(_number_text(value)):
-                parts.append(f"{question.id}.{part.id}")
-    return Message("question.ambiguous_numbers", {"parts": ", ".join(parts)}) if parts else None
-
-
 def _judge_number(part: Part, value: Any) -> tuple[float, list[Message]]:
-    number = _as_number(value)
+    number = _as_number(value, part.whole)
     if number is None:  # judge checked its form first
         raise ValueError(f"part {part.id}: not a number")
     if part.answer is None or part.tolerance is None:

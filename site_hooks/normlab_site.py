@@ -333,6 +333,7 @@ QUESTION_WORDS = {
         "choice": "one option",
         "multiple": "tick every true statement",
         "number": "a number",
+        "whole": "a whole number",
         "written": "Written, graded by hand",
     },
     "pt-BR": {
@@ -341,6 +342,7 @@ QUESTION_WORDS = {
         "choice": "uma opção",
         "multiple": "marque cada afirmação verdadeira",
         "number": "um número",
+        "whole": "um número inteiro",
         "written": "Escrita, corrigida à mão",
     },
 }
@@ -361,7 +363,8 @@ def _question_markdown(q: dict, lang: str) -> list[str]:
     lines = [f"**{q['number']}.** {q['text'][lang]}", ""]
     for part in q["part"]:
         points = words["points"].format(f"{part['points']:g}")
-        lines += [f"- **({part['id']})** {part['prompt'][lang]} *({words[part['kind']]}; {points})*"]
+        form = words["whole" if part.get("whole") else part["kind"]]
+        lines += [f"- **({part['id']})** {part['prompt'][lang]} *({form}; {points})*"]
         lines += [f"    - **{o['id']})** {o[lang]}" for o in part["option"]]
     if "written" in q:
         points = words["points"].format(f"{q['written']['points']:g}")

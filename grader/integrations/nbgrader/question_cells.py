@@ -19,7 +19,12 @@ from grader.policy import Policy, scaled
 from grader.questions import Bank, Question
 from grader.report import jinja
 
-KINDS = {"choice": "one letter", "multiple": "a list of letters", "number": "a number"}
+KINDS = {
+    "choice": "one letter",
+    "multiple": "a list of letters",
+    "number": "a number",
+    "whole number": "a whole number",
+}
 
 
 def auto_cell_id(qid: str) -> str:
