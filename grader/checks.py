@@ -444,7 +444,11 @@ OTHER_PLACEMENT_PATTERNS = {
 }
 """How a note names another placement than its own, where a plain substring would also find
 words that are no placement (the note's own placement is still found as a substring)."""
-EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*\d+\b|\b0\.0{3,}\d+\b")
+EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*[1-9]\d*\b|\b0\.0{3,}[1-9]\d*\b")
+"""A small number: ``1e-6``, ``0.00001``. The zeros and the digits after them never overlap: a
+student's run of 30,000 zeros split them every way (seconds per zero squared, red team 41)."""
+NOTE_CHARS = 2000
+"""The longest note read (2 to 4 sentences): every pattern below then costs little."""
 SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)[.!?](?:\s+|$)", re.IGNORECASE)
 """Where a sentence ends; an abbreviation's full stop (e.g., i.e., cf., vs.) ends none."""
 
@@ -471,6 +475,7 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
     contradicts itself and fails."""
     what = 'inspect_config(config)["note"]'
     expect_value(isinstance(note, str), True, what=f"the type of {what}")
+    expect_value(len(note) <= NOTE_CHARS, True, what=f"the length of {what}")
     sentences = [part for part in SENTENCE_END.split(note.strip()) if part.strip()]
     expect_value(2 <= len(sentences) <= 4, True, what=f"the number of sentences in {what}")
     text = note.lower()
