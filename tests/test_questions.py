@@ -927,3 +927,18 @@ def test_an_unquoted_count_keeps_what_the_student_wrote():
     for given in (answers.values["q9"]["a"], toml.values["q9"]["a"]):
         assert verification.judge(part, given)[1] == part.points, given
     assert "ambiguous" not in verification.__dict__ and not hasattr(verification, "ambiguous_note")
+
+
+def test_a_written_answer_that_reads_no_answer_is_graded_like_any_other():
+    """Red team 41: a student who wrote "(no answer)" had that taken for a blank answer on import,
+    their section's digest never matched, and the whole page (every student's ticks) was refused."""
+    from grader.integrations.nbgrader import written
+
+    text = written.page("lab", "q7", {"bob": "(no answer)", "carol": ""})
+    bob = text.split("## student: bob")[1].split("## student:")[0]
+    ticked = text.replace(bob, bob.replace("- [ ] item 1 ", "- [x] item 1 "), 1)
+    _, _, marked = written.read_page(ticked)
+    assert [(m.student, m.items) for m in marked] == [("bob", (1,)), ("carol", ())]  # carol: blank, 0
+    carol = text.split("## student: carol")[1]
+    with pytest.raises(Exception, match="ticked under"):  # a real blank still takes no points
+        written.read_page(text.replace(carol, carol.replace("- [ ] item 1 ", "- [x] item 1 "), 1))

@@ -227,9 +227,15 @@ def read_page(text: str) -> tuple[str, str, list[Marked]]:
 def _section(assignment: str, qid: str, student: str, body: str, items: int) -> Marked | None:
     """One student's section: their ticks, or None when nothing is ticked (not graded here)."""
     quoted = [line[1:].removeprefix(" ") for line in body.splitlines() if line.startswith(">")]
-    blank = quoted == [NO_ANSWER]
-    digest = answer_digest(assignment, qid, student, "" if blank else "\n".join(quoted))
     found = ANSWER_MARK.search(body)
+    # "(no answer)" is what the page shows for a blank answer, or what a student wrote (red
+    # team 41: taken for blank, that student's digest never matched and the page was refused).
+    blank = (
+        quoted == [NO_ANSWER]
+        and found is not None
+        and found.group("digest") == answer_digest(assignment, qid, student, "")
+    )
+    digest = answer_digest(assignment, qid, student, "" if blank else "\n".join(quoted))
     if found is None or found.group("digest") != digest:
         raise GraderFault(
             f"{student}: the section's name or answer is not what `written export` wrote for {qid} "
