@@ -518,8 +518,13 @@ def _as_number(value: Any, whole: bool = False) -> float | None:
 
 def _number_text(value: str) -> str:
     """A number's text without what only typesets it (a typeset minus sign, a leading "~") or
-    names what it counts ("64 updates", "-0.5774 (rounded)")."""
-    return WORDS_AFTER.sub("", APPROXIMATELY.sub("", value.strip().replace("\u2212", "-")))
+    names what it counts ("64 updates", "-0.5774 (rounded)"). Words that scale the number
+    ("64 thousand", "0.34 percent") stay, and leave it unread (red team 41: read as 64)."""
+    text = APPROXIMATELY.sub("", value.strip().replace("\u2212", "-"))
+    words = WORDS_AFTER.search(text)
+    if words is not None and not SCALE_WORDS & set(re.findall(r"[^\W\d_]+", words.group().lower())):
+        text = text[: words.start()]
+    return text
 
 
 def _power_of_ten(text: str) -> float | None:
@@ -528,16 +533,22 @@ def _power_of_ten(text: str) -> float | None:
     if raised is not None:
         text = f"{raised[1]}^{raised[2].translate(SUPERSCRIPTS)}"
     found = POWER_OF_TEN.fullmatch(text)
-    if found is None or abs(int(found[2])) > 300:
-        return None
+    if found is None or abs(int(found[2])) > 300 or AMBIGUOUS_NUMBER.fullmatch(found[1] or ""):
+        return None  # "1,000 × 10^-6" is 1e-3 to one reader and 1e-6 to another
     return float((found[1] or "1").replace(",", ".")) * 10.0 ** int(found[2])
 
 
 APPROXIMATELY = re.compile(r"^(?:~|\u2248|\u223c)\s*")
 """"~3.54" or "≈ 3.54": the student's number, said to be rounded."""
-WORDS_AFTER = re.compile(r"(?<=\d)\s+\(?[^\W\d_]+(?:\s+[^\W\d_]+)*\)?\s*$")
+WORDS_AFTER = re.compile(r"(?<=[\d\u00b2\u00b3\u00b9\u2070\u2074-\u2079])\s+\(?[^\W\d_]+(?:\s+[^\W\d_]+)*\)?\s*$")
 """Words (letters only) after a number: what it counts, or a remark. Another number among
 them leaves the answer unread ("64 or 65")."""
+SCALE_WORDS = frozenset(
+    "percent per cent pct por cento porcento hundred hundreds thousand thousands million millions billion "
+    "billions trillion k m b mil milhar milhares milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes "
+    "cem centena centenas times vezes ten dez dozen dozens dúzia dúzias e x".split()
+)
+"""Words that change what the number is ("64 thousand", "1.5 times ten to the minus six")."""
 POWER_OF_TEN = re.compile(
     r"(?:([+-]?\d+(?:[.,]\d+)?)\s*[x\u00d7*\u00b7]\s*)?10\s*(?:\^|\*\*)\s*\(?\s*([+-]?\d{1,3})\s*\)?"
 )

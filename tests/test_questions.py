@@ -942,3 +942,18 @@ def test_a_written_answer_that_reads_no_answer_is_graded_like_any_other():
     carol = text.split("## student: carol")[1]
     with pytest.raises(Exception, match="ticked under"):  # a real blank still takes no points
         written.read_page(text.replace(carol, carol.replace("- [ ] item 1 ", "- [x] item 1 "), 1))
+
+
+@pytest.mark.parametrize(
+    "given",
+    ["0.34 percent", "64 thousand", "64 mil", "1,000 \u00d7 10^-6", "1.5 times ten to the minus six", "33 por cento"],
+)
+def test_words_or_a_mantissa_that_change_the_number_leave_it_unread(given):
+    """Red team 41: "0.34 percent" passed a part whose answer is 0.3359, "64 thousand" one whose
+    answer is 64, and "1,000 × 10^-6" (1e-3 to an English reader) one whose answer is 1e-6."""
+    assert verification._as_number(given) is None and verification._as_number(given, whole=True) is None
+
+
+def test_a_power_of_ten_with_a_remark_after_it_counts():
+    part = next(p for p in BANK.question("q5").parts if p.id == "b")
+    assert verification.judge(part, "1.0 \u00d7 10\u207b\u2076 (approximately)")[1] == part.points
