@@ -75,9 +75,32 @@ def _without_docstring(source: str) -> str:
     return "\n".join(lines[: first.lineno - 1] + lines[first.end_lineno :])
 
 
+def _constants(module: str) -> str:
+    """A reference module's top-level assignments (``WIDTH = 16``...), as a student pastes them."""
+    text = (SOLUTIONS / f"{module}.py").read_text()
+    lines = text.splitlines()
+    return "\n".join(
+        "\n".join(lines[node.lineno - 1 : node.end_lineno])
+        for node in ast.parse(text).body
+        if isinstance(node, ast.Assign)
+    )
+
+
+MODULES = (
+    "rmsnorm",
+    "layernorm",
+    "residual",
+    "stack",
+    "compare",
+    "inspect_config",
+    "gradient_path",
+    "porting",
+    "quantization",
+)
 REF: dict[str, str] = {}
-for _module in ("rmsnorm", "layernorm", "residual", "stack", "compare", "inspect_config"):
+for _module in MODULES:
     REF.update(_function_sources(_module))
+CONST: dict[str, str] = {module: _constants(module) for module in MODULES}
 
 
 def ref(*names: str, doc: bool = False) -> str:
@@ -100,6 +123,19 @@ STACK = (
     "depth_rms",
 )
 CMP = ("op_counts", "_output_change", "shift_response", "scale_response")
+GP = ("sublayer", "sublayer_backward", "lesson_setup", "block_forward", "block_backward", "gradient_path")
+PORT = ("forward", "probes", "_gap", "diagnose")
+QUANT = ("quantization_setup", "quantize", "quantized_stack", "quantization_report")
+
+
+def new_modules(doc: bool = False) -> list[str]:
+    """The three exercises added after the corpus was first made, one cell's code each (their
+    constants first, as the released notebook has them above the functions)."""
+    return [
+        CONST[module] + "\n\n\n" + ref(*names, doc=doc)
+        for module, names in (("gradient_path", GP), ("porting", PORT), ("quantization", QUANT))
+    ]
+
 
 # A student's own versions (each checked against the grader: full marks).
 MY_RMSNORM = """DEFAULT_EPS = 1e-6
@@ -215,6 +251,48 @@ DEMO_COMPARE = """print(op_counts(4096))
 xc = np.random.default_rng(2).standard_normal((3, 16))
 print("shift:", shift_response(xc, 5.0))
 print("scale:", scale_response(xc, 3.0))"""
+
+DEMO_GP = """x0, weights, biases = lesson_setup()
+grads = {a: gradient_path(x0, weights, biases, a) for a in ARRANGEMENTS}
+for arrangement, norms in grads.items():
+    print(f"{arrangement:>4}: depth 1 {norms[0]:.2e}, depth 32 {norms[-1]:.2e}")"""
+
+PLOT_GP = """plt.figure(figsize=(3.6, 2.4))
+for arrangement, norms in grads.items():
+    plt.semilogy(range(1, len(norms) + 1), norms, label=arrangement)
+plt.xlabel("depth")
+plt.ylabel("|dL/dx|")
+plt.title("Gradient reaching the input")
+plt.legend()
+plt.tight_layout()
+plt.show()"""
+
+DEMO_PORT = """rng = np.random.default_rng(3)
+port_params = {
+    "eps": 1e-6,
+    "port_eps": 1e-2,
+    "weight_1": 1 + 0.1 * rng.standard_normal(WIDTH),
+    "weight_f": 1 + 0.1 * rng.standard_normal(WIDTH),
+    "w": rng.standard_normal((WIDTH, WIDTH)) / np.sqrt(WIDTH),
+    "b": 0.1 * rng.standard_normal(WIDTH),
+}
+my_probes = probes()
+ref_out = [forward(p, port_params) for p in my_probes]
+for label in LABELS:
+    print(label, "->", diagnose(my_probes, ref_out, [forward(p, port_params, label) for p in my_probes]))"""
+
+DEMO_QUANT = """xq, wq = quantization_setup()
+qreport = quantization_report(xq, wq)
+for bits, zeroed, error in zip(BITS, qreport["zeroed"], qreport["error"]):
+    print(f"bits={bits}: zeroed {zeroed.mean():.2f}, error after 12 blocks {error[-1]:.3f}")"""
+
+MY_QUANTIZE = """def quantize(w, bits, axis=None, clip=1.0):
+    w = np.asarray(w, dtype=np.float64)
+    qmax = 2 ** (bits - 1) - 1
+    scale = clip * np.abs(w).max(axis=axis, keepdims=True) / qmax
+    # an all-zero row has scale 0: leave it at 0 instead of dividing by it
+    q = np.divide(w, scale, out=np.zeros_like(w), where=scale > 0)
+    return np.clip(np.round(q), -qmax, qmax) * scale"""
 
 ANSWERS = [
     "**Q1.** A residual connection computes `x + F(x)`: each sublayer adds an update to the stream instead "
@@ -607,6 +685,16 @@ def jlab_plots_widgets(course: Course) -> str:
             'reports = {}\nfor path in tqdm(sorted(Path("configs").glob("*.json"))):\n'
             '    reports[path.stem] = inspect_config(path)\nprint(len(reports), "configs")'
         ),
+        md("## The gradient path"),
+        code(new_modules(doc=True)[0]),
+        code(DEMO_GP),
+        code(PLOT_GP),
+        md("## The porting detective"),
+        code(new_modules()[1]),
+        code(DEMO_PORT),
+        md("## Quantization"),
+        code(new_modules()[2]),
+        code(DEMO_QUANT),
         md(ANSWERS[2]),
     ]
     return jupyterlab(execute_as_student(freeform(cells)), "jlab_plots_widgets", timing=True)
@@ -632,6 +720,20 @@ def jlab_helpers_redefined(course: Course) -> str:
         code(DEMO_COMPARE),
         code(ref("inspect_config")),
         code(DEMO_CONFIGS),
+        code(new_modules()[0].replace("eps=1e-6", "eps=DEFAULT_EPS")),
+        code(DEMO_GP),
+        code(new_modules()[1]),
+        code(DEMO_PORT),
+        code(
+            CONST["quantization"]
+            + "\n\n\n"
+            + ref("quantization_setup")
+            + "\n\n\n"
+            + MY_QUANTIZE
+            + "\n\n\n"
+            + ref("quantized_stack", "quantization_report").replace("eps=1e-6", "eps=DEFAULT_EPS")
+        ),
+        code(DEMO_QUANT),
         md(ANSWERS[0]),
         md(ANSWERS[1]),
     ]
@@ -655,6 +757,10 @@ def jlab_scratch_errors(course: Course) -> str:
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
         code("print(inspect_config('configs/gpt2.json')['note'])"),
+        code(new_modules()[0]),
+        code("x0, weights, biases = lesson_setup()\nprint(gradient_path(x0, weights, biases, 'prenorm')[-1])"),
+        code(new_modules()[1]),
+        code(new_modules()[2]),
     ]
     return jupyterlab(execute_as_student(freeform(cells)), "jlab_scratch_errors")
 
@@ -672,6 +778,9 @@ def jlab_cell_magics(course: Course) -> str:
         code("%%bash\nls configs | head -3\nwc -c configs/gpt2.json"),
         code("%%bash\nnvidia-smi --query-gpu=name --format=csv"),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
+        code("%%time\n" + new_modules()[0] + "\n\n\n" + DEMO_GP),
+        code(new_modules()[1]),
+        code("%%capture\n" + new_modules()[2] + "\n\n\n" + DEMO_QUANT),
         code("%%writefile notes.txt\nllama-3-8b: rmsnorm, eps 1e-05, 65 norms\n"),
         code("%%html\n<b>Done</b> with the lab."),
     ]
@@ -692,6 +801,9 @@ def jlab_display_richtext(course: Course) -> str:
         code(ref(*STACK)),
         code("import IPython.display\n" + ref(*CMP) + "\nIPython.display.display(op_counts(4096))"),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
+        code(new_modules()[0] + "\n\ndisplay(Markdown('**gradient path** done'))"),
+        code(new_modules()[1] + "\n\nipd.display(LABELS)"),
+        code(new_modules()[2] + "\n\nIPython.display.display(quantize(np.linspace(-1, 1, 5), 2))"),
     ]
     return jupyterlab(execute_as_student(freeform(cells)), "jlab_display_richtext")
 
@@ -707,6 +819,7 @@ def jlab_timeit_defines_rmsnorm(course: Course) -> str:
         code(ref(*STACK)),
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
+        *(code(source) for source in new_modules()),
         code(DEMO_RMS),
     ]
     return jupyterlab(execute_as_student(freeform(cells)), "jlab_timeit_defines_rmsnorm")
@@ -723,9 +836,10 @@ def jlab_main_block_pip(course: Course) -> str:
         code(ref(*STACK)),
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
+        *(code(source) for source in new_modules()),
         code(
             'if __name__ == "__main__":\n'
-            + "\n".join("    " + line for line in (DEMO_RMS + "\n" + DEMO_COMPARE).splitlines())
+            + "\n".join("    " + line for line in (DEMO_RMS + "\n" + DEMO_COMPARE + "\n" + DEMO_QUANT).splitlines())
         ),
         code(DEMO_STACK + "\n" + PLOT),
     ]
@@ -742,6 +856,16 @@ def jlab_writefile_module(course: Course) -> str:
         code(ref(*STACK)),
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
+        code(new_modules()[0]),
+        code(new_modules()[1]),
+        md("The quantization experiment goes in a module too; it uses my RMSNorm from `norms_util`."),
+        code(
+            "%%writefile quant_util.py\nimport numpy as np\nfrom norms_util import rmsnorm\n\n\n"
+            + new_modules()[2]
+            + "\n"
+        ),
+        code("from quant_util import BITS, quantization_setup, quantize, quantized_stack, quantization_report"),
+        code(DEMO_QUANT),
     ]
     return jupyterlab(execute_as_student(freeform(cells)), "jlab_writefile_module")
 
@@ -759,6 +883,11 @@ def vscode_freeform(course: Course) -> str:
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
         code(DEMO_CONFIGS),
+        code(new_modules()[0]),
+        code(DEMO_GP + "\n" + PLOT_GP),
+        code(new_modules()[1]),
+        code(new_modules()[2]),
+        code("pd.DataFrame(quantization_report(*quantization_setup())['error'], index=BITS).round(3)"),
         code("", run=False),
     ]
     return vscode(execute_as_student(freeform(cells)), "vscode_freeform", minor=2)
@@ -775,6 +904,9 @@ def vscode_unused_scipy(course: Course) -> str:
         code("# %% stack\n" + ref(*STACK)),
         code("# %% compare\n" + ref(*CMP)),
         code("# %% configs\n" + ref("inspect_config")),
+        code("# %% gradient path\n" + new_modules()[0]),
+        code("# %% porting\n" + new_modules()[1]),
+        code("# %% quantization\n" + new_modules()[2]),
         code("# %%\n" + DEMO_CONFIGS, run=False),
         code("# %%\n" + DEMO_COMPARE, run=False),
     ]
@@ -796,6 +928,12 @@ def colab_drive_mount(course: Course) -> str:
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
         code(DEMO_CONFIGS),
+        code(new_modules()[0]),
+        code(DEMO_GP),
+        code(PLOT_GP),
+        code(new_modules()[1]),
+        code("%%time\n" + new_modules()[2]),
+        code(DEMO_QUANT),
     ]
     return colab(execute_as_student(freeform(cells)), "colab_drive_mount")
 
@@ -817,6 +955,8 @@ def colab_scipy_silu(course: Course) -> str:
             'rows = [inspect_config(p) for p in tqdm(sorted(Path("configs").glob("*.json")))]\n'
             'pd.DataFrame(rows)[["model_type", "norm_type", "eps", "placement", "n_norms"]]'
         ),
+        *(code(source) for source in new_modules()),
+        code(DEMO_QUANT),
     ]
     return colab(execute_as_student(freeform(cells)), "colab_scipy_silu")
 
@@ -832,6 +972,9 @@ def colab_capture_pip(course: Course) -> str:
         code(ref(*STACK)),
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
+        code(new_modules()[0]),
+        code(new_modules()[1]),
+        code("%%capture\n" + new_modules()[2] + "\n" + DEMO_QUANT),
         code("from google.colab import files\n# files.download('lab.ipynb')"),
         md(ANSWERS[0]),
         md(ANSWERS[2]),
@@ -849,6 +992,7 @@ def classic_nbformat40_strings(course: Course) -> str:
         code(ref(*STACK)),
         code(ref(*CMP)),
         code(ref("inspect_config")),
+        *(code(source) for source in new_modules()),
         code(DEMO_RMS),
     ]
     return classic(execute_as_student(freeform(cells)), "classic_nbformat40_strings", minor=0, as_string=True)
@@ -865,6 +1009,10 @@ def classic_nbformat41_py2_print(course: Course) -> str:
         code(DEMO_STACK + "\n" + PLOT),
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
+        code(new_modules()[0]),
+        code(DEMO_GP + "\n" + PLOT_GP),
+        code(new_modules()[1]),
+        code(new_modules()[2]),
     ]
     return classic(execute_as_student(freeform(cells)), "classic_nbformat41_py2_print", minor=1)
 
@@ -882,6 +1030,8 @@ def classic_nbformat44_nbextensions(course: Course) -> str:
         code(ref(*CMP)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config")),
         code(DEMO_COMPARE),
+        md("# Gradient path, porting, quantization"),
+        *(code(source) for source in new_modules()),
     ]
     extra = {
         "toc": {
@@ -904,7 +1054,7 @@ def classic_nbformat44_nbextensions(course: Course) -> str:
             "window_display": False,
         },
     }
-    counts = {3: 14, 4: 9, 5: 10, 6: 15, 7: 11, 8: 12, 9: 13, 10: 16}
+    counts = {3: 14, 4: 9, 5: 10, 6: 15, 7: 11, 8: 12, 9: 13, 10: 16, 12: 19, 13: 17, 14: 18}
     return classic(
         execute_as_student(freeform(cells)),
         "classic_nbformat44_nbextensions",
@@ -936,6 +1086,9 @@ def jlab_pasted_prompts_and_escapes(course: Course) -> str:
         code("??np.linalg.norm\n" + ref(*STACK) + "\n/print token_norm(np.ones(3))"),
         code(ref(*CMP, doc=True).replace('"""', '"""\n    >>> op_counts(4)["rmsnorm"]["params"]\n    4\n', 1)),
         code("import json\nfrom pathlib import Path\n\n" + ref("inspect_config") + "\n,print done with the lab"),
+        code(_repl(new_modules()[0])),
+        code(_repl(new_modules()[1], "In [12]: ", "    ...: ")),
+        code("?quantize\n" + new_modules()[2] + "\n/print quantize(np.ones(3),2)"),
     ]
     return jupyterlab(execute_as_student(freeform(cells)), "jlab_pasted_prompts_and_escapes")
 
