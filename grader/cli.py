@@ -480,6 +480,7 @@ def _echo_outcome(outcome: StudentOutcome) -> StudentOutcome:
         elif outcome.state is State.REPUBLISHED:
             line += " published again (not graded again)"
         click.echo(clean_text(line))
+        sys.stdout.flush()  # a line per student as it is published, into a file or a pipe too
     elif outcome.state is State.FAILED:
         detail = reporters.printable(clean_text(outcome.detail[:500]))
         click.echo(f"{outcome.student:<24} NOT GRADED: {detail}", err=True)
