@@ -44,6 +44,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from kernels import notebook_client  # noqa: E402
 from notebooks import cell_index, filled  # noqa: E402
 
+from grader.course import MODULES  # noqa: E402
+
 OUT = HERE / "notebooks"
 SOLUTIONS = ROOT / "solutions"
 BIN = Path(sys.executable).parent
@@ -86,17 +88,6 @@ def _constants(module: str) -> str:
     )
 
 
-MODULES = (
-    "rmsnorm",
-    "layernorm",
-    "residual",
-    "stack",
-    "compare",
-    "inspect_config",
-    "gradient_path",
-    "porting",
-    "quantization",
-)
 REF: dict[str, str] = {}
 for _module in MODULES:
     REF.update(_function_sources(_module))
