@@ -91,6 +91,26 @@ def test_the_cache_key_tells_every_argument_apart():
     assert call_key("rmsnorm", (np.array([object()]),), {}) is None  # never keyed on a pointer
 
 
+def test_the_cache_key_tells_where_one_arrays_bytes_end_and_reads_any_layout():
+    row = np.arange(6, dtype=np.float32)
+    split = {call_key("block", (row[:k], row[k:]), {}) for k in range(7)}  # the same bytes in a row
+    assert None not in split and len(split) == 7
+    x = np.arange(12, dtype=np.float64).reshape(3, 4)
+    assert call_key("rmsnorm", (x.T,), {}) == call_key("rmsnorm", (np.ascontiguousarray(x.T),), {})
+    assert call_key("rmsnorm", (x[:, ::2],), {}) == call_key("rmsnorm", (x[:, ::2].copy(),), {})
+
+
+def test_a_cached_answer_of_several_parts_is_a_copy_to_its_last_array():
+    reference = Reference(course.solutions_dir())
+    rng = np.random.default_rng(1)
+    x, gamma, beta, dout = (rng.standard_normal(s) for s in ((2, 4), 4, 4, (2, 4)))
+    first = reference.layernorm_backward(dout, x, gamma, beta)
+    for part in first:
+        part[...] = 0.0
+    second = reference.layernorm_backward(dout, x, gamma, beta)
+    assert all(np.abs(part).max() > 0 for part in second)
+
+
 def test_kept_answers_serve_the_next_process_and_only_for_the_same_solution(tmp_path):
     x = np.random.default_rng(0).standard_normal((3, 8))
     gamma = np.ones(8)
