@@ -117,6 +117,19 @@ def expect(condition: bool, message_id: str, **params: Any) -> None:
         raise Mismatch([Message(message_id, params)])
 
 
+ABSENT_TYPE = "inside.cells.Absent"
+"""What the worker names the stand-in for a package the grading environment lacks
+(``sandbox/inside/cells.py``): an answer computed with that package."""
+
+
+def _wrong_type(what: str, got: Any, message_id: str, **params: str) -> Mismatch:
+    """The answer is not of the type asked for. One computed with a package that is not installed
+    where notebooks are graded says so, rather than naming the grader's own stand-in class."""
+    if isinstance(got, Unsupported) and got.type_name == ABSENT_TYPE:
+        return Mismatch([Message("check.absent_package", {"what": what})])
+    return Mismatch([Message(message_id, {"what": what, **params, "type": _describe_type(got)})])
+
+
 def _describe_type(value: Any) -> str:
     """The answer's type name; on a hidden test only from a fixed vocabulary, because a class
     the student named could carry hidden inputs out through the feedback."""
@@ -236,7 +249,7 @@ def _expect_form(
     """Everything but the values: an exact ndarray, a real dtype, the shape, the dtype, finite."""
     hidden = is_hidden()
     if type(got) is not np.ndarray:
-        raise Mismatch([Message("check.not_array", {"what": what, "type": _describe_type(got)})])
+        raise _wrong_type(what, got, "check.not_array")
     if got.dtype.kind not in "fiu":
         kind = DTYPE_KINDS.get(got.dtype.kind, "other") if hidden else str(got.dtype)[:80]
         raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": kind})])
@@ -327,9 +340,7 @@ def expect_value(
     else:
         raise TypeError(f"expect_value does not compare {type(want).__name__}: the suite is wrong")
     if not ok_type:
-        raise Mismatch(
-            [Message("check.value_type", {"what": what, "expected_type": kind, "type": _describe_type(got)})]
-        )
+        raise _wrong_type(what, got, "check.value_type", expected_type=kind)
     if kind == "float":
         try:
             g = float(got)
@@ -364,9 +375,7 @@ def expect_keys(got: Any, keys: Iterable[str], *, what: str) -> None:
     """The answer must be a ``dict`` with exactly these keys."""
     keys = sorted(keys)
     if not isinstance(got, dict):
-        raise Mismatch(
-            [Message("check.value_type", {"what": what, "expected_type": "dict", "type": _describe_type(got)})]
-        )
+        raise _wrong_type(what, got, "check.value_type", expected_type="dict")
     missing = sorted(set(keys) - set(got))
     extra = sorted(str(k)[:40] for k in set(got) - set(keys))
     if missing or extra:

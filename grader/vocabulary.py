@@ -151,6 +151,7 @@ HIDDEN: dict[str, dict[str, str]] = {
         for reason in ("cpu", "segv", "abort", "killed", "syscall", "file_size", "signal", "exit")
     },
     "check.not_array": {"what": "label", "type": "type"},
+    "check.absent_package": {"what": "label"},
     "check.bad_kind": {"what": "label", "dtype": "dtype"},
     "check.shape_fewer_axes": {"what": "label"},
     "check.shape_more_axes": {"what": "label"},

@@ -9,6 +9,7 @@ from helpers import copy_solutions, failing, message_ids, patched
 from grader import course
 from grader.course import MODULES
 from grader.model import Status, Visibility
+from grader.report import reporters
 from grader.runner import Options, grade
 from grader.sandbox import limits as limits_module
 from grader.sandbox.limits import Limits
@@ -107,6 +108,23 @@ def test_a_colab_notebook_whose_first_cell_mounts_drive_before_importing_numpy_l
     assert report.results and report.score == report.max_score, failing(report)
     (note,) = [n for n in report.notes if n.id == "submission.cell_imports_skipped"]
     assert note.params["cell"] == 1 and note.params["package"] == "google"
+
+
+def test_a_function_computing_with_a_package_not_installed_says_so_not_the_stand_ins_class(tmp_path):
+    """A draft decorated with numba's njit, where numba is not installed: the function gives back
+    the stand-in for the package. The message says what happened, in both visibilities, and never
+    names the grader's own class (a trial read "it is inside.cells.Absent")."""
+    source = (course.solutions_dir() / "rmsnorm.py").read_text()
+    drafted = "from numba import njit\n" + source.replace("def rmsnorm(", "@njit\ndef rmsnorm(", 1)
+    path = tmp_path / "lab.ipynb"
+    path.write_text(_notebook([nbformat.v4.new_code_cell(drafted)]))
+    report = grade(path, Options(select="rmsnorm and not backward"))
+    failed = [r for r in report.results if r.exercise == "rmsnorm" and r.status is Status.FAILED]
+    assert {r.visibility for r in failed} == {Visibility.PUBLIC, Visibility.HIDDEN}, failing(report)
+    for result in failed:
+        assert "check.absent_package" in {m.id for m in result.messages}, (result.name, result.messages)
+    for lang in ("en", "pt-BR"):
+        assert "Absent" not in reporters.to_text(report, lang) + reporters.to_json(report, lang)
 
 
 def test_notebook_that_is_not_json_scores_zero_without_crashing(tmp_path):
