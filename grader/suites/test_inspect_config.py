@@ -614,8 +614,14 @@ def test_bank_eps(student: StudentProxy, reference: Reference) -> None:
 def test_bank_layers_and_width(student: StudentProxy, reference: Reference) -> None:
     """Layer count and width are right for every config in the bank."""
     # mistake: reading only num_hidden_layers/hidden_size (GPT-2 uses n_layer/n_embd, T5
-    # d_model) or missing the text_config of a multimodal wrapper
-    for config in all_bank_configs():
+    # d_model) or missing the text_config of a multimodal wrapper; with two layer-count or two
+    # width keys, one read before the docstring's first (n_layer before num_hidden_layers,
+    # d_model before hidden_size or n_embd)
+    both = (
+        with_values(bank("llama-2-7b.json"), n_layer=5, n_layers=7, d_model=24),
+        with_values(bank("gpt2.json"), num_layers=5, n_layers=9, d_model=40, n_embed=56),
+    )
+    for config in (*all_bank_configs(), *both):
         expect_fields(report_of(student, config), reference.inspect_config(config), ("n_layers", "hidden_size"))
 
 
@@ -675,9 +681,17 @@ def test_opt_uses_nn_layernorm_default_eps(student: StudentProxy, reference: Ref
 
 @pytest.mark.points(1)
 def test_post_norm_opt_has_no_final_norm(student: StudentProxy, reference: Reference) -> None:
-    """OPT with do_layer_norm_before false is post-norm and has no final norm."""
-    # mistake: do_layer_norm_before ignored, so OPT-350m reported as pre-norm with 2L + 1 norms
-    for config in (bank("opt-350m.json"), OPT_125M, with_values(OPT_125M, _remove_final_layer_norm=True)):
+    """OPT with do_layer_norm_before false is post-norm and has no final norm; without the key it
+    is pre-norm (OPTConfig's default is true)."""
+    # mistake: do_layer_norm_before ignored, so OPT-350m reported as pre-norm with 2L + 1 norms;
+    # an absent key read as false (cfg.get("do_layer_norm_before") with no default)
+    configs = (
+        bank("opt-350m.json"),
+        OPT_125M,
+        with_values(OPT_125M, _remove_final_layer_norm=True),
+        resized(without(OPT_125M, "do_layer_norm_before")),
+    )
+    for config in configs:
         expect_fields(
             report_of(student, config), reference.inspect_config(config), ("placement", "n_norms", "final_norm")
         )
@@ -745,21 +759,32 @@ def test_t5_counts_encoder_and_decoder(student: StudentProxy, reference: Referen
 
 @pytest.mark.points(1)
 def test_falcon_7b_is_parallel_with_one_norm(student: StudentProxy, reference: Reference) -> None:
-    """Falcon-7B runs attention and MLP in parallel off one input_layernorm per layer."""
-    # mistake: Falcon parallel missed (reported as pre-norm, counting 2 norms per layer)
+    """Falcon-7B runs attention and MLP in parallel off one input_layernorm per layer; so does a
+    Falcon config that leaves parallel_attn out (FalconConfig's default is true)."""
+    # mistake: Falcon parallel missed (reported as pre-norm, counting 2 norms per layer); an
+    # absent parallel_attn read as false (cfg.get("parallel_attn") with no default)
     config = bank("falcon-7b.json")
     report = report_of(student, config)
     expect_value(report["placement"], "parallel", what='inspect_config(config)["placement"]')
     expect_fields(report, reference.inspect_config(config), ("n_norms", "eps"))
     expect_family(student, reference, (config,), ("placement", "final_norm"))
+    unsaid = resized(without(config, "parallel_attn"))
+    expect_fields(report_of(student, unsaid), reference.inspect_config(unsaid), ("placement", "n_norms"))
 
 
 @pytest.mark.points(1)
 def test_falcon_new_decoder_architecture(student: StudentProxy, reference: Reference) -> None:
-    """Falcon's new decoder architecture is parallel with two norms per layer."""
+    """Falcon's new decoder architecture is parallel with two norms per layer, whatever
+    parallel_attn says (FalconDecoderLayer adds the MLP's output to attention's when either is set)."""
     # mistake: new_decoder_architecture ignored (one norm per layer), or parallel_attn false
-    # taken as the only switch for parallel placement
-    for config in (FALCON_40B, with_values(bank("falcon-7b.json"), parallel_attn=False)):
+    # taken as the only switch for parallel placement; a new architecture with parallel_attn
+    # false reported as pre-norm
+    configs = (
+        FALCON_40B,
+        with_values(bank("falcon-7b.json"), parallel_attn=False),
+        resized(with_values(FALCON_40B, parallel_attn=False)),
+    )
+    for config in configs:
         expect_fields(report_of(student, config), reference.inspect_config(config), ("placement", "n_norms"))
 
 
@@ -844,6 +869,8 @@ def test_config_without_family_or_eps_key_raises(student: StudentProxy, referenc
     without a layer count or a width, or a file that holds no JSON object."""
     # mistake: guessing a norm type (or returning a report with eps None) instead of refusing;
     # a missing layer count or width reported as 0 (or None), a JSON list read as a config
+    # mistake: only a JSON list refused (isinstance(config, list)), so a file holding a number or
+    # a string fails with AttributeError
     # Refusing earns points only from an inspect_config that also reads a config it can read.
     config = bank("llama-2-7b.json")
     expect_fields(report_of(student, config), reference.inspect_config(config), ["norm_type", "eps", "placement"])
@@ -853,6 +880,8 @@ def test_config_without_family_or_eps_key_raises(student: StudentProxy, referenc
         without(bank("llama-2-7b.json"), "hidden_size"),
         without(bank("gpt2.json"), "n_layer"),
         file_arg("config.json", json.dumps([bank("llama-2-7b.json")])),
+        file_arg("config.json", "42"),
+        file_arg("config.json", '"llama"'),
     )
     for argument in refused:
         with expect_raises(ValueError, what="inspect_config(config)"):
@@ -989,8 +1018,9 @@ def test_falcon_reads_num_ln_in_parallel_attn(student: StudentProxy, reference: 
 
 @pytest.mark.points(1)
 def test_missing_eps_key_default_of_more_families(student: StudentProxy, reference: Reference) -> None:
-    """Without their eps key, Qwen2, Mistral, Phi-3, OLMo-2, RoBERTa and T5 each report their own
-    config class's default."""
+    """Without its eps key, each family of the docstring's table reports its own config class's
+    default (Qwen2, Mistral, Phi-3, OLMo-2, RoBERTa, T5, and every family the other tests of
+    defaults leave out)."""
     # mistake: one default for every RMSNorm family; transformers qwen2/configuration_qwen2.py and
     # mistral/configuration_mistral.py default rms_norm_eps to 1e-6, phi3/configuration_phi3.py to 1e-5;
     # olmo2/configuration_olmo2.py to 1e-5 (not the 1e-6 of most RMSNorm families), RobertaConfig's
@@ -1002,11 +1032,42 @@ def test_missing_eps_key_default_of_more_families(student: StudentProxy, referen
         resized(without(bank("olmo-2-7b.json"), "rms_norm_eps")),
         resized(without(ROBERTA_BASE, "layer_norm_eps")),
         resized(without(bank("t5-base.json"), "layer_norm_epsilon")),
+        # mistake: a wrong default for one family only (GPT2Config, GPTJConfig, GPTNeoXConfig,
+        # FalconConfig, BloomConfig, PhiConfig, Starcoder2Config: 1e-5; Qwen3, Qwen3-MoE, Gemma,
+        # Gemma-2, Gemma-3 text, Qwen3-Next, Qwen3.5: 1e-6)
+        *(resized(config) for config in _every_family_without_eps()),
     )
     for config in configs:
         expect_fields(
             report_of(student, config), reference.inspect_config(config), ("eps", "eps_source", "n_layers", "n_norms")
         )
+
+
+def _every_family_without_eps() -> list[dict[str, Any]]:
+    """A config of each family the other tests of defaults leave out, its eps key removed (at both
+    levels of a wrapper with a text_config)."""
+    flat = [
+        without(bank("gpt2.json"), "layer_norm_epsilon"),
+        without(GPTJ_6B, "layer_norm_epsilon"),
+        without(bank("pythia-410m.json"), "layer_norm_eps"),
+        without(bank("falcon-7b.json"), "layer_norm_epsilon"),
+        without(BLOOM_560M, "layer_norm_epsilon"),
+        without(PHI_2, "layer_norm_eps"),
+        without(STARCODER2_3B, "norm_epsilon"),
+        without(bank("qwen3-8b.json"), "rms_norm_eps"),
+        without(QWEN3_30B_A3B, "rms_norm_eps"),
+        without(GEMMA_7B, "rms_norm_eps"),
+        without(bank("gemma-2-9b.json"), "rms_norm_eps"),
+        without(GEMMA3_1B, "rms_norm_eps"),
+        without(bank("qwen3-next-80b-a3b.json"), "rms_norm_eps"),
+        *({key: value for key, value in c.items() if key != "rms_norm_eps"} for c in flat_qwen3_5_text()),
+    ]
+    for wrapper in (bank("qwen3.8-27b.json"), qwen3_5_moe()):
+        nested = copy.deepcopy(wrapper)
+        nested.pop("rms_norm_eps", None)
+        nested["text_config"].pop("rms_norm_eps", None)
+        flat.append(nested)
+    return flat
 
 
 @pytest.mark.points(1)

@@ -71,10 +71,15 @@ def test_quantize_with_a_clip(student: StudentProxy, reference: Reference, rng: 
 
 @pytest.mark.points(1)
 def test_quantize_an_all_zero_row(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """quantize per row when one row is all zeros: that row stays zeros, the others are quantized."""
+    """quantize per row when one row is all zeros: that row stays zeros, the others are quantized;
+    and an all-zero array per tensor stays zeros."""
+    # mistake: the guard against a zero scale only on the per-slice path, so an all-zero tensor
+    # quantized per tensor divides 0 by 0 (NaN)
     w = rng.standard_normal((4, 6))
     w[1] = 0.0
     _check_quantize(student, reference, w, 4, axis=-1)
+    for bits in (8, 2):
+        _check_quantize(student, reference, np.zeros((3, 5)), bits)
 
 
 @pytest.mark.points(1)
@@ -139,10 +144,14 @@ def _check_stack(
 
 @pytest.mark.points(2)
 def test_quantized_stack_on_other_stacks(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """quantized_stack on other depths and widths, a (B, T, C) input, per tensor and per column, another eps."""
+    """quantized_stack on other depths and widths, a (B, T, C) input, per tensor and per column,
+    another eps, and a single (C,) token (norm inputs of shape (L + 1, C))."""
+    # mistake (the last call): the input forced to 2-D (np.atleast_2d), giving (L + 1, 1, C)
     x, weights = _stack(rng, 5, 12, (2, 3), 40.0, 3)
     _check_stack(student, reference, x, weights, 3)
     _check_stack(student, reference, x, weights, 2, axis=0, eps=1e-3)
+    token, weights = _stack(rng, 3, 8, (), 20.0, 1)
+    _check_stack(student, reference, token, weights, 4)
 
 
 @pytest.mark.points(1)
