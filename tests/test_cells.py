@@ -117,6 +117,55 @@ def test_time_and_run_magics_are_not_noted_as_not_run():
     assert [n.id for n in noted] == ["submission.cell_magic_removed"]
 
 
+def test_cd_and_env_change_what_later_cells_see_as_in_ipython(tmp_path, monkeypatch):
+    """A trial's correct notebook scored 162/286 (``%env`` then ``os.environ[...]``) and 242/286
+    (``%cd configs`` ... ``%cd ..``) while Jupyter ran both without an error."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NORMLAB_TRIAL_EPS", raising=False)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "model.json").write_text('{"eps": 1e-05}')
+    namespace, outcomes = run_all(
+        "%env NORMLAB_TRIAL_EPS=1e-6",
+        "import os, json\nEPS = float(os.environ['NORMLAB_TRIAL_EPS'])",
+        "%cd configs\nwith open('model.json') as f:\n    CONFIG = json.load(f)\n%cd ..",
+        "%cd -q no-such-folder\nHERE = os.getcwd()",
+        "%env NORMLAB_TRIAL_OTHER 3\nOTHER = os.environ['NORMLAB_TRIAL_OTHER']",
+    )
+    assert [o["status"] for o in outcomes] == ["ok"] * 5
+    assert namespace["EPS"] == 1e-6 and namespace["CONFIG"] == {"eps": 1e-05} and namespace["OTHER"] == "3"
+    assert namespace["HERE"] == str(tmp_path)  # a folder that is not there is printed, not raised
+    monkeypatch.delenv("NORMLAB_TRIAL_EPS", raising=False)
+    monkeypatch.delenv("NORMLAB_TRIAL_OTHER", raising=False)
+    _, outcomes = run_all("%env NORMLAB_TRIAL_NOT_SET")
+    assert outcomes[0]["status"] == "raised" and outcomes[0]["exc_type"] == "UsageError"
+
+
+def test_reset_f_and_xdel_remove_what_a_cell_defined_as_in_ipython():
+    """``%reset -f`` and ``%xdel`` after the definitions: in Jupyter the functions are gone, so
+    they must not be graded (a trial's notebooks kept 286/286)."""
+    namespace, outcomes = run_all(
+        "def rmsnorm(x):\n    return x\ndef layernorm(x):\n    return x\nKEPT = 1",
+        "%xdel layernorm\n%xdel never_defined",
+        "%reset\nASKED = 1",  # without -f IPython asks first: nothing is removed here
+        "%reset -f\nAFTER = 2",
+        "import math\nx = math.sqrt(4)",
+    )
+    assert [o["status"] for o in outcomes] == ["ok"] * 5
+    assert "rmsnorm" not in namespace and "layernorm" not in namespace and "KEPT" not in namespace
+    assert "ASKED" not in namespace and namespace["AFTER"] == 2 and namespace["x"] == 2.0
+    assert callable(namespace["get_ipython"]) and namespace["__name__"] == "__main__"  # the kernel's own stay
+
+
+def test_shell_output_assigned_to_a_name_has_ipythons_list_attributes():
+    namespace, outcomes = run_all("files = !ls configs\nLISTED = (files.n, files.s, files.l, files.p)\nDONE = 1")
+    assert outcomes[0]["status"] == "ok" and namespace["DONE"] == 1 and namespace["LISTED"] == ("", "", [], [])
+
+
+def test_effect_magics_are_not_noted_as_not_run():
+    sources = ("%cd configs", "%env A=1", "%xdel A", "%reset -f")
+    assert not read(json.dumps({"cells": [{"cell_type": "code", "source": s} for s in sources]}).encode()).notes
+
+
 def test_the_output_history_holds_what_cells_ended_with():
     """IPython keeps the value a cell ends with in _ (then __, ___); None, a ';' or a statement
     ending the cell keeps nothing."""

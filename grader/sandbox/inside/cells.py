@@ -10,7 +10,9 @@ matter for grading:
 * ``%%time``, ``%%capture``, ``%%prun`` run their body in the notebook's namespace;
 * ``%%writefile`` writes its file in the working directory (a later cell may import it);
 * line magics, ``!`` commands and ``x = !cmd`` do nothing (``%time stmt`` runs ``stmt``,
-  ``%run file.py`` runs the file, as IPython does);
+  ``%run file.py`` runs the file, as IPython does), except those whose effect later cells see:
+  ``%cd``, ``%env``, ``%reset -f`` and ``%xdel`` do what IPython's do (``x = !cmd`` binds an
+  empty list with ``.n``, ``.s``, ``.l``, as IPython's ``SList`` has them);
 * a cell magic nobody knows raises, as in Jupyter;
 * ``display(...)`` and ``IPython.display`` exist, as in every kernel (they show nothing here:
   a cell's output is dropped), unless the environment has IPython itself.
@@ -37,6 +39,9 @@ from typing import Any
 from .calling import CappedText, exception_report
 
 RUN_BODY = frozenset({"time", "capture", "prun"})
+EFFECT_MAGICS = frozenset({"cd", "env", "xdel", "reset"})
+"""Line magics whose effect later cells depend on (the working directory, the environment, the
+names defined): run as IPython runs them. ``%reset`` only with ``-f``: without it IPython asks."""
 WRITE_FILE = frozenset({"writefile", "file"})
 LINE_RUNS_STATEMENT = frozenset({"time"})
 
@@ -86,6 +91,9 @@ class Shell:
         self.future_flags = 0
         """The ``from __future__`` imports of the cells run so far: IPython's compiler keeps
         them for every later cell, as an interactive interpreter does."""
+        self.own_names: frozenset[str] = frozenset()
+        """Names the namespace holds before any cell runs: what ``%reset -f`` keeps."""
+        self.previous_dir = os.getcwd()
 
     def compile(self, source: str | ast.Module, filename: str) -> types.CodeType:
         """Notebook code compiled as a kernel compiles it: with the future imports of earlier
@@ -109,7 +117,59 @@ class Shell:
             self._run(line.strip())  # "%time  x = 1": IPython dedents the statement it times
         elif name == "run":
             self._run_file(line)
+        elif name in EFFECT_MAGICS:
+            return getattr(self, f"_{name}")(line)
         return None
+
+    def _cd(self, line: str) -> None:
+        """``%cd [-q] [dir | -]``: no directory is the home one, ``-`` the one before; a directory
+        that cannot be entered is printed, not raised, as IPython does."""
+        words = [w for w in shlex.split(line) if w != "-q"]
+        target = os.path.expanduser(words[0] if words else "~")
+        target = self.previous_dir if target == "-" else target
+        here = os.getcwd()
+        try:
+            os.chdir(target)
+        except OSError as exc:
+            print(exc)
+            return
+        self.previous_dir = here
+        if "-q" not in line.split():
+            print(os.getcwd())
+
+    @staticmethod
+    def _env(line: str) -> Any:
+        """``%env``, ``%env NAME`` and ``%env NAME=VALUE`` (or ``NAME VALUE``), as IPython's."""
+        if not line.strip():
+            return dict(os.environ)
+        parts = line.split("=" if "=" in line else " ", 1)
+        if len(parts) == 1:
+            key = line.strip()
+            if key not in os.environ:
+                raise UsageError(f"Environment does not have key: {key}")
+            return os.environ[key]
+        key, value = parts[0].strip(), parts[1].strip()
+        if not key or any(c.isspace() for c in key):
+            raise UsageError("usage is 'set_env var=val'")
+        os.environ[key] = value
+        print(f"env: {key}={value}")
+        return None
+
+    def _xdel(self, line: str) -> None:
+        """``%xdel name``: the name is gone from the notebook; an unknown one is printed."""
+        name = line.strip()
+        if name not in self.user_ns or name in self.own_names:
+            print(f"NameError: name '{name}' is not defined")
+            return
+        del self.user_ns[name]
+
+    def _reset(self, line: str) -> None:
+        """``%reset -f``: every name a cell defined is gone (without ``-f`` IPython asks first:
+        nothing is done here)."""
+        if "-f" not in line.split():
+            return
+        for name in [n for n in self.user_ns if n not in self.own_names]:
+            del self.user_ns[name]
 
     def _run_file(self, line: str) -> None:
         """``%run [-i] file.py [args]`` as IPython runs a script: as ``__main__`` with ``sys.argv``
@@ -169,10 +229,35 @@ class Shell:
         return None
 
     def getoutput(self, command: str, split: bool = True) -> list[str]:
-        return []
+        return SList()
 
     def run_cell(self, source: str, *args: Any, **kwargs: Any) -> None:
         self._run(source)
+
+
+class SList(list):  # type: ignore[type-arg]
+    """What ``x = !cmd`` binds in IPython: the output's lines, with ``.n`` (joined by newlines),
+    ``.s`` (by spaces), ``.l`` and ``.p`` (the list); no command runs here, so it is empty."""
+
+    @property
+    def n(self) -> str:
+        return "\n".join(self)
+
+    @property
+    def s(self) -> str:
+        return " ".join(self)
+
+    @property
+    def l(self) -> list[str]:  # noqa: E743 - IPython's name
+        return list(self)
+
+    p = l
+
+    def grep(self, *args: Any, **kwargs: Any) -> SList:
+        return SList()
+
+    def fields(self, *args: Any) -> SList:
+        return SList()
 
 
 def _error_line(exc: BaseException, filename: str) -> int | None:
@@ -232,6 +317,7 @@ def notebook_module(name: str) -> types.ModuleType:
     module.__dict__["get_ipython"] = lambda: shell
     module.__dict__["display"] = display
     _ipython_standin(shell)
+    shell.own_names = frozenset(module.__dict__)
     return module
 
 
