@@ -51,9 +51,6 @@ LANGUAGE_MAGICS = frozenset(
         "svg",
         "perl",
         "ruby",
-        "python2",
-        "python3",
-        "pypy",
         "system",
         "sx",
         "cmd",
@@ -63,6 +60,9 @@ LANGUAGE_MAGICS = frozenset(
     }
 )
 """Cell magics whose body is not Python: Jupyter hands them to another program."""
+SUBPROCESS_MAGICS = frozenset({"python", "python2", "python3", "pypy"})
+"""Cell magics whose Python body IPython runs in a process of its own: nothing it defines
+reaches the notebook."""
 _TEST_CELL_START = re.compile(r"[ \t\r\n]*# (?:Public|Hidden) tests for \w+: ")
 _HIDDEN_BLOCK = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*\r?$", re.MULTILINE)
 """What the release writes into nbgrader's test cells, found even when a notebook's nbgrader
@@ -457,6 +457,8 @@ def _prepare(cell: Cell, allowance: Allowance) -> tuple[CodeCell | None, list[Me
     magic = _CELL_MAGIC.match(code)
     if magic and magic.group(1) in LANGUAGE_MAGICS:
         return None, [Message("submission.cell_other_language", place | {"magic": f"%%{magic.group(1)}"})]
+    if magic and magic.group(1) in SUBPROCESS_MAGICS:
+        return None, [Message("submission.cell_subprocess", place | {"magic": f"%%{magic.group(1)}"})]
     if magic and magic.group(1) == "timeit":
         return None, [Message("submission.cell_timeit", place)]
     notes = []

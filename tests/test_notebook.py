@@ -85,6 +85,10 @@ def test_the_body_of_a_time_or_capture_cell_is_turned_into_python_too():
         ("%%bash\nrm -rf /", "submission.cell_other_language"),
         ("%%html\n<b>hi</b>", "submission.cell_other_language"),
         ("%%timeit\ndef f(x):\n    return x", "submission.cell_timeit"),
+        # a trial's %%python cell read "UsageError: Cell magic %%python not found"; IPython runs
+        # these in a process of their own
+        ("%%python\ndef rmsnorm(x):\n    return x", "submission.cell_subprocess"),
+        ("%%python3\nprint(1)", "submission.cell_subprocess"),
     ],
 )
 def test_cells_jupyter_would_not_run_as_python_are_skipped_with_a_note(source, note):
