@@ -39,6 +39,7 @@ SHOWN_EXCEPTIONS = frozenset(
         "MemoryError",
         "AssertionError",
         "FileNotFoundError",
+        "FloatingPointError",  # numpy's, under np.seterr(all="raise")
     }
 )
 """The exceptions a hidden test names: the ones students' numpy code really raises. Every
