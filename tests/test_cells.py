@@ -194,6 +194,15 @@ def test_a_traceback_through_a_cell_shows_the_cells_line():
     assert "return x / zero_here" in outcomes[1]["traceback"], outcomes[1]["traceback"]
 
 
+def test_a_huge_exception_message_keeps_the_type_and_the_frames_in_the_traceback():
+    """A trial raised a 100 kB message: the traceback's last 4000 characters were all message,
+    so the student saw neither the exception's type nor the line it came from."""
+    _, outcomes = run_all("def f():\n    raise RuntimeError('q' * 100_000)\n", "f()")
+    shown = outcomes[1]["traceback"]
+    assert len(shown) <= 4000 and "RuntimeError: qqq" in shown and "raise RuntimeError" in shown, shown[:300]
+    assert "more characters]" in shown
+
+
 def test_a_magic_run_by_a_function_after_the_cells_names_no_cell():
     """%time inside a function's body runs when a test calls it, after every cell ran: its
     traceback must not name the last cell (it quoted that cell's first line)."""

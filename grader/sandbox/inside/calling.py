@@ -25,6 +25,7 @@ from . import callables
 
 OUTPUT_CAP = 16 * 1024  # characters of print output kept per call
 MESSAGE_CAP = 2000  # characters of an exception message kept
+TRACEBACK_CAP = 4000  # characters of a traceback kept: its last frames and the exception
 
 
 class CappedText(io.TextIOBase):
@@ -58,8 +59,10 @@ def student_traceback(exc: BaseException, directory: str) -> str:
         for f in traceback.extract_tb(exc.__traceback__)
         if f.filename.startswith(directory) or f.filename.startswith("<cell ")
     ]
-    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
-    return "".join(lines)[-4000:]
+    last = "".join(traceback.format_exception_only(type(exc), exc))
+    if len(last) > MESSAGE_CAP:  # a huge message must not push the type and the frames out
+        last = f"{last[:MESSAGE_CAP]} [... {len(last) - MESSAGE_CAP} more characters]\n"
+    return ("".join(traceback.format_list(frames)) + last)[-TRACEBACK_CAP:]
 
 
 def exception_report(exc: BaseException, directory: str) -> dict[str, Any]:
