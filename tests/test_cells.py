@@ -55,6 +55,24 @@ def test_a_cell_with_a_syntax_error_runs_not_at_all():
     assert "A" not in namespace and outcomes[0] == {"number": 1, "status": "syntax", "line": 2}
 
 
+def test_a_cell_that_parses_but_does_not_compile_runs_statement_by_statement_as_ipython_does():
+    """IPython compiles and runs a cell one top-level statement at a time (checked against
+    InteractiveShell.run_cell): what comes before a stray ``return`` or ``break`` runs, and a
+    ``from __future__`` import below the first line holds for what follows. Compiling the whole
+    cell ran nothing of it: a function defined above a stray ``return`` was lost."""
+    namespace, outcomes = run_all(
+        "A = 1\ndef f():\n    return 1\nreturn 2\nB = 3",
+        "P = 1\nbreak\nQ = 2",
+        "X = 1\nfrom __future__ import annotations\ndef g(x: UndefinedName):\n    return x\nY = g(2)",
+        "from normlab_absent import thing\nZ = 1\nreturn Z",
+    )
+    assert namespace["A"] == 1 and namespace["f"]() == 1 and "B" not in namespace
+    assert outcomes[0]["status"] == "raised" and outcomes[0]["exc_type"] == "SyntaxError" and outcomes[0]["line"] == 4
+    assert namespace["P"] == 1 and "Q" not in namespace and outcomes[1]["line"] == 2
+    assert namespace["X"] == 1 and namespace["Y"] == 2 and outcomes[2] == {"number": 3, "status": "ok"}
+    assert namespace["Z"] == 1 and not namespace["thing"] and outcomes[3]["exc_type"] == "SyntaxError"
+
+
 def test_time_and_capture_run_their_body_in_the_notebook():
     namespace, outcomes = run_all("%%time\ndef f(x):\n    return 2 * x", "%%capture out\nprint('hi')\nG = f(2)")
     assert namespace["f"](3) == 6 and namespace["G"] == 4 and namespace["out"].stdout == "hi\n"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import functools
 import io
 import linecache
 import os
@@ -34,6 +35,7 @@ import signal
 import sys
 import traceback
 import types
+from collections.abc import Callable
 from typing import Any
 
 from .calling import CappedText, exception_report
@@ -426,7 +428,12 @@ _running = [False]
 """Whether a cell's own code is running: the timer stops nothing else."""
 
 
+_expired = [False]
+"""The cell's time ran out between two of its statements (run one at a time): the next does not start."""
+
+
 def _stop(signum: int, frame: Any) -> None:
+    _expired[0] = True
     if _running[0]:
         raise CellStopped
 
@@ -439,19 +446,19 @@ def _exec(code: types.CodeType, namespace: dict[str, Any]) -> None:
         _running[0] = False
 
 
-def _timed(
-    cell: dict[str, Any], code: types.CodeType, namespace: dict[str, Any], seconds: float | None
-) -> dict[str, Any]:
-    """:func:`_run_code` with ``seconds`` of wall-clock time (none: no limit of its own)."""
+def _timed(running: Callable[[], dict[str, Any]], seconds: float | None) -> dict[str, Any]:
+    """``running()`` (a cell's code) with ``seconds`` of wall-clock time (none: no limit of its own)."""
     if not seconds or seconds <= 0:
-        return _run_code(cell, code, namespace)
+        return running()
+    _expired[0] = False
     previous = signal.signal(signal.SIGALRM, _stop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return _run_code(cell, code, namespace)
+        return running()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        _expired[0] = False
 
 
 def _run_code(cell: dict[str, Any], code: types.CodeType, namespace: dict[str, Any]) -> dict[str, Any]:
@@ -483,6 +490,38 @@ def _run_code(cell: dict[str, Any], code: types.CodeType, namespace: dict[str, A
             return {"number": cell["number"], "status": "ok"}
 
 
+def _run_statements(cell: dict[str, Any], tree: ast.Module, namespace: dict[str, Any]) -> dict[str, Any]:
+    """Run a cell that parses but does not compile whole, one top-level statement at a time,
+    each compiled just before it runs, as IPython's ``run_ast_nodes`` does: the statements
+    before one that does not compile (a ``return`` or ``break`` outside any function) run, and
+    that one stops the cell with its SyntaxError; a ``from __future__`` import below the first
+    line holds for the statements after it. A missing package's import is skipped as in
+    :func:`_run_code`."""
+    shell = namespace["get_ipython"]()
+    filename, skipped = shell.filename, list[str]()
+    for node in tree.body:
+        if _expired[0]:
+            return {"number": cell["number"], "status": "stopped", "line": node.lineno}
+        try:
+            code = shell.compile(ast.Module(body=[node], type_ignores=[]), filename)
+        except (SyntaxError, ValueError) as exc:
+            return {**_raised(cell, exc, filename), "line": getattr(exc, "lineno", None) or node.lineno}
+        try:
+            _exec(code, namespace)
+        except CellStopped:
+            return {"number": cell["number"], "status": "stopped", "line": node.lineno}
+        except ModuleNotFoundError as exc:
+            if not isinstance(node, (ast.Import, ast.ImportFrom)) or len(skipped) >= MISSING_IMPORTS:
+                return _raised(cell, exc, filename)
+            skipped.append(str(exc.name or "?")[:100])
+            namespace.update(_absent_names(node))
+        except BaseException as exc:  # a cell may raise anything, SystemExit included: it is one cell
+            return _raised(cell, exc, filename)
+    if skipped:
+        return {"number": cell["number"], "status": "imports_skipped", "absent": skipped}
+    return {"number": cell["number"], "status": "ok"}
+
+
 def _raised(cell: dict[str, Any], exc: BaseException, filename: str) -> dict[str, Any]:
     report = exception_report(exc, filename)
     return {"number": cell["number"], "status": "raised", "line": _error_line(exc, filename), **report}
@@ -496,20 +535,25 @@ def run(cell: dict[str, Any], module: types.ModuleType, seconds: float | None = 
     shell.filename = filename
     # A traceback through the cell shows its lines, as IPython's does (no mtime: never reloaded).
     linecache.cache[filename] = (len(cell["code"]), None, cell["code"].splitlines(True), filename)
+    namespace = module.__dict__
     try:
-        # Compiled whole first, as Jupyter does: a syntax error anywhere means nothing runs.
-        # Parsed once: the tree is compiled as it is, or keeping its last value.
-        tree = ast.parse(cell["code"], filename)
-        code = shell.compile(_keeping_last_value(tree, cell["code"]), filename)
+        # Parsed whole first, as IPython does: a cell that does not parse runs not at all.
+        tree = _keeping_last_value(ast.parse(cell["code"], filename), cell["code"])
     except (SyntaxError, ValueError) as exc:
-        outcome = {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
-        if "outside function" in str(getattr(exc, "msg", "")) and "await" in str(getattr(exc, "msg", "")):
-            outcome["top_level_await"] = True  # Jupyter runs it (autoawait); plain Python does not
-        return outcome
+        return {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
+    running: Callable[[], dict[str, Any]]
+    try:  # compiled whole: what IPython's statement-by-statement compiling comes to, for almost every cell
+        running = functools.partial(_run_code, cell, shell.compile(tree, filename), namespace)
+    except (SyntaxError, ValueError) as exc:
+        message = str(getattr(exc, "msg", ""))
+        if "outside function" in message and "await" in message:  # Jupyter runs it (autoawait); Python does not
+            line = getattr(exc, "lineno", None)
+            return {"number": cell["number"], "status": "syntax", "line": line, "top_level_await": True}
+        running = functools.partial(_run_statements, cell, tree, namespace)
     saved = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = CappedText(0), CappedText(0)
     try:
-        return _timed(cell, code, module.__dict__, seconds)
+        return _timed(running, seconds)
     finally:
         sys.stdout, sys.stderr = saved
         _shift_output_history(module.__dict__)
