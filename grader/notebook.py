@@ -145,10 +145,10 @@ class Allowance:
         self.lines, self.chars = self.lines - lines, self.chars - lines * size
 
 
-RUN_LINE_MAGICS = frozenset({"time", "run", "cd", "env", "xdel", "reset"})
-"""Line magics the worker runs (``%time stmt`` runs the statement, ``%run file.py`` the file,
-``%cd``, ``%env``, ``%xdel`` and ``%reset -f`` do what IPython's do; see ``inside/cells.py``): a
-cell holding them gets no note that its magics were not run."""
+RUN_LINE_MAGICS = frozenset({"time", "run", "cd", "env", "xdel", "reset", "reset_selective"})
+"""Line magics the worker runs (``%time stmt`` runs the statement, ``%run file.py`` the file;
+``%cd``, ``%env``, ``%xdel``, ``%reset -f`` and ``%reset_selective -f`` do what IPython's do, see
+``inside/magics.py``): a cell holding them gets no note that its magics were not run."""
 _CELL_MAGIC = re.compile(r"\Aget_ipython\(\)\.run_cell_magic\('(\w+)'")
 _LINE_MAGIC = re.compile(r"get_ipython\(\)\.(?:run_line_magic\('(\w+)'|system\(|getoutput\()")
 

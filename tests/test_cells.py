@@ -174,6 +174,41 @@ def test_reset_f_and_xdel_remove_what_a_cell_defined_as_in_ipython():
     assert callable(namespace["get_ipython"]) and namespace["__name__"] == "__main__"  # the kernel's own stay
 
 
+def test_effect_magics_expand_the_line_and_read_options_as_ipython_does(tmp_path, monkeypatch):
+    """Trial 46's near variants, each checked against a real kernel: ``$name`` and ``{expr}`` in
+    the line, a folder with a space given without quotes, combined flags (``-sf``), ``%reset -f``
+    of one history only or of the arrays, ``%xdel -n``, ``%xdel`` of a second name for an object,
+    ``%reset_selective -f``."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NORMLAB_TRIAL_DIR", raising=False)
+    (tmp_path / "my configs").mkdir()
+    (tmp_path / "configs").mkdir()
+    namespace, outcomes = run_all(
+        "import os\nfolder = 'configs'\n%cd $folder\nIN_DOLLAR = os.path.basename(os.getcwd())\n%cd ..",
+        "%cd {folder}\nIN_BRACES = os.path.basename(os.getcwd())\n%cd -q ..",
+        "%cd my configs\nIN_SPACED = os.path.basename(os.getcwd())\n%cd ..",
+        "%env NORMLAB_TRIAL_DIR=$folder\nENV = os.environ['NORMLAB_TRIAL_DIR']",
+        "import numpy as np\nW = np.ones(2)\ndef kept():\n    return 1\n%reset -f array\n%reset -f out",
+        "def a():\n    return 1\nalias = a\n%xdel alias",
+        "def b():\n    return 2\nsecond = b\n%xdel -n second",
+        "def quantization_report():\n    return 3\n%reset_selective -f ^quantization_",
+    )
+    del os.environ["NORMLAB_TRIAL_DIR"]
+    assert [o["status"] for o in outcomes] == ["ok"] * 8, outcomes
+    assert (namespace["IN_DOLLAR"], namespace["IN_BRACES"], namespace["IN_SPACED"]) == (
+        "configs",
+        "configs",
+        "my configs",
+    )
+    assert namespace["ENV"] == "configs" and os.getcwd() == str(tmp_path)
+    assert "W" not in namespace and namespace["kept"]() == 1  # only the arrays went
+    assert "a" not in namespace and "alias" not in namespace  # every name of the object
+    assert namespace["b"]() == 2 and "second" not in namespace  # -n: that name only
+    assert "quantization_report" not in namespace
+    namespace, _ = run_all("def f():\n    return 1", "%reset -sf")
+    assert "f" not in namespace
+
+
 def test_shell_output_assigned_to_a_name_has_ipythons_list_attributes():
     namespace, outcomes = run_all("files = !ls configs\nLISTED = (files.n, files.s, files.l, files.p)\nDONE = 1")
     assert outcomes[0]["status"] == "ok" and namespace["DONE"] == 1 and namespace["LISTED"] == ("", "", [], [])

@@ -11,8 +11,9 @@ matter for grading:
 * ``%%writefile`` writes its file in the working directory (a later cell may import it);
 * line magics, ``!`` commands and ``x = !cmd`` do nothing (``%time stmt`` runs ``stmt``,
   ``%run file.py`` runs the file, as IPython does), except those whose effect later cells see:
-  ``%cd``, ``%env``, ``%reset -f`` and ``%xdel`` do what IPython's do (``x = !cmd`` binds an
-  empty list with ``.n``, ``.s``, ``.l``, as IPython's ``SList`` has them);
+  ``%cd``, ``%env``, ``%xdel``, ``%reset -f`` and ``%reset_selective -f`` do what IPython's do
+  (``inside/magics.py``; ``x = !cmd`` binds an empty list with ``.n``, ``.s``, ``.l``, as
+  IPython's ``SList`` has them);
 * a cell magic nobody knows raises, as in Jupyter;
 * ``display(...)`` and ``IPython.display`` exist, as in every kernel (they show nothing here:
   a cell's output is dropped), unless the environment has IPython itself.
@@ -38,18 +39,13 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from . import magics
 from .calling import CappedText, exception_report
+from .magics import UsageError
 
 RUN_BODY = frozenset({"time", "capture", "prun"})
-EFFECT_MAGICS = frozenset({"cd", "env", "xdel", "reset"})
-"""Line magics whose effect later cells depend on (the working directory, the environment, the
-names defined): run as IPython runs them. ``%reset`` only with ``-f``: without it IPython asks."""
 WRITE_FILE = frozenset({"writefile", "file"})
 LINE_RUNS_STATEMENT = frozenset({"time"})
-
-
-class UsageError(Exception):
-    """What IPython raises for a magic it does not know."""
 
 
 class Captured:
@@ -119,59 +115,9 @@ class Shell:
             self._run(line.strip())  # "%time  x = 1": IPython dedents the statement it times
         elif name == "run":
             self._run_file(line)
-        elif name in EFFECT_MAGICS:
-            return getattr(self, f"_{name}")(line)
+        elif name in magics.EFFECT_MAGICS:
+            return magics.run(self, name, line)
         return None
-
-    def _cd(self, line: str) -> None:
-        """``%cd [-q] [dir | -]``: no directory is the home one, ``-`` the one before; a directory
-        that cannot be entered is printed, not raised, as IPython does."""
-        words = [w for w in shlex.split(line) if w != "-q"]
-        target = os.path.expanduser(words[0] if words else "~")
-        target = self.previous_dir if target == "-" else target
-        here = os.getcwd()
-        try:
-            os.chdir(target)
-        except OSError as exc:
-            print(exc)
-            return
-        self.previous_dir = here
-        if "-q" not in line.split():
-            print(os.getcwd())
-
-    @staticmethod
-    def _env(line: str) -> Any:
-        """``%env``, ``%env NAME`` and ``%env NAME=VALUE`` (or ``NAME VALUE``), as IPython's."""
-        if not line.strip():
-            return dict(os.environ)
-        parts = line.split("=" if "=" in line else " ", 1)
-        if len(parts) == 1:
-            key = line.strip()
-            if key not in os.environ:
-                raise UsageError(f"Environment does not have key: {key}")
-            return os.environ[key]
-        key, value = parts[0].strip(), parts[1].strip()
-        if not key or any(c.isspace() for c in key):
-            raise UsageError("usage is 'set_env var=val'")
-        os.environ[key] = value
-        print(f"env: {key}={value}")
-        return None
-
-    def _xdel(self, line: str) -> None:
-        """``%xdel name``: the name is gone from the notebook; an unknown one is printed."""
-        name = line.strip()
-        if name not in self.user_ns or name in self.own_names:
-            print(f"NameError: name '{name}' is not defined")
-            return
-        del self.user_ns[name]
-
-    def _reset(self, line: str) -> None:
-        """``%reset -f``: every name a cell defined is gone (without ``-f`` IPython asks first:
-        nothing is done here)."""
-        if "-f" not in line.split():
-            return
-        for name in [n for n in self.user_ns if n not in self.own_names]:
-            del self.user_ns[name]
 
     def _run_file(self, line: str) -> None:
         """``%run [-i] file.py [args]`` as IPython runs a script: as ``__main__`` with ``sys.argv``
