@@ -407,44 +407,42 @@ def _timed(running: Callable[[], dict[str, Any]], seconds: float | None) -> dict
         _expired[0] = False
 
 
-def _run_code(cell: dict[str, Any], code: types.CodeType, namespace: dict[str, Any]) -> dict[str, Any]:
-    """Run compiled cell code. A top-level import of a package this environment lacks is
-    skipped, its names bound to :class:`Absent`, and the statements after it run: on the
-    student's machine that import worked (a Colab notebook's ``from google.colab import
-    drive``), and stopping the cell there would lose every line after it."""
-    filename, tree = code.co_filename, None
-    skipped: list[str] = []
-    while True:
-        try:
-            _exec(code, namespace)
-        except CellStopped as exc:
-            return {"number": cell["number"], "status": "stopped", "line": _error_line(exc, filename)}
-        except ModuleNotFoundError as exc:
-            tree = tree or ast.parse(cell["code"], filename)
-            index = _import_at(tree, _error_line(exc, filename))
-            if index is None or len(skipped) >= MISSING_IMPORTS:
-                return _raised(cell, exc, filename)
-            skipped.append(str(exc.name or "?")[:100])
-            namespace.update(_absent_names(tree.body[index]))
-            tree = ast.Module(body=tree.body[index + 1 :], type_ignores=[])
-            code = compile(tree, filename, "exec", flags=code.co_flags & FUTURE_FLAGS, dont_inherit=True)
-        except BaseException as exc:  # a cell may raise anything, SystemExit included: it is one cell
+def _run_code(
+    cell: dict[str, Any], code: types.CodeType, tree: ast.Module, namespace: dict[str, Any]
+) -> dict[str, Any]:
+    """Run a cell compiled whole (``code``, from ``tree``). A top-level import of a package this
+    environment lacks is skipped, its names bound to :class:`Absent`, and the statements after
+    it run, as :func:`_run_statements` runs them: on the student's machine that import worked (a
+    Colab notebook's ``from google.colab import drive``), and stopping the cell there would lose
+    every line after it."""
+    filename = code.co_filename
+    try:
+        _exec(code, namespace)
+    except CellStopped as exc:
+        return {"number": cell["number"], "status": "stopped", "line": _error_line(exc, filename)}
+    except ModuleNotFoundError as exc:
+        index = _import_at(tree, _error_line(exc, filename))
+        if index is None:
             return _raised(cell, exc, filename)
-        else:
-            if skipped:
-                return {"number": cell["number"], "status": "imports_skipped", "absent": skipped}
-            return {"number": cell["number"], "status": "ok"}
+        namespace.update(_absent_names(tree.body[index]))
+        rest = ast.Module(body=tree.body[index + 1 :], type_ignores=[])
+        return _run_statements(cell, rest, namespace, [str(exc.name or "?")[:100]])
+    except BaseException as exc:  # a cell may raise anything, SystemExit included: it is one cell
+        return _raised(cell, exc, filename)
+    return {"number": cell["number"], "status": "ok"}
 
 
-def _run_statements(cell: dict[str, Any], tree: ast.Module, namespace: dict[str, Any]) -> dict[str, Any]:
-    """Run a cell that parses but does not compile whole, one top-level statement at a time,
-    each compiled just before it runs, as IPython's ``run_ast_nodes`` does: the statements
-    before one that does not compile (a ``return`` or ``break`` outside any function) run, and
-    that one stops the cell with its SyntaxError; a ``from __future__`` import below the first
-    line holds for the statements after it. A missing package's import is skipped as in
-    :func:`_run_code`."""
+def _run_statements(
+    cell: dict[str, Any], tree: ast.Module, namespace: dict[str, Any], skipped: list[str] | None = None
+) -> dict[str, Any]:
+    """Run a cell's top-level statements one at a time, each compiled just before it runs, as
+    IPython's ``run_ast_nodes`` does: the statements before one that does not compile (a
+    ``return`` or ``break`` outside any function) run, and that one stops the cell with its
+    SyntaxError; a ``from __future__`` import below the first line holds for the statements
+    after it. A top-level import of a missing package is skipped (see :func:`_run_code`, whose
+    already ``skipped`` packages are counted on)."""
     shell = namespace["get_ipython"]()
-    filename, skipped = shell.filename, list[str]()
+    filename, skipped = shell.filename, list(skipped or [])
     for node in tree.body:
         if _expired[0]:
             return {"number": cell["number"], "status": "stopped", "line": node.lineno}
@@ -489,7 +487,7 @@ def run(cell: dict[str, Any], module: types.ModuleType, seconds: float | None = 
         return {"number": cell["number"], "status": "syntax", "line": getattr(exc, "lineno", None)}
     running: Callable[[], dict[str, Any]]
     try:  # compiled whole: what IPython's statement-by-statement compiling comes to, for almost every cell
-        running = functools.partial(_run_code, cell, shell.compile(tree, filename), namespace)
+        running = functools.partial(_run_code, cell, shell.compile(tree, filename), tree, namespace)
     except (SyntaxError, ValueError) as exc:
         message = str(getattr(exc, "msg", ""))
         if "outside function" in message and "await" in message:  # Jupyter runs it (autoawait); Python does not
