@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, overload
 
 import numpy as np
 
@@ -29,10 +30,12 @@ from grader.vocabulary import safe_type_name
 
 __all__ = [
     "TOLERANCES",
+    "Hints",
     "Mismatch",
     "StudentRaised",
     "Sublayer",
     "Tolerance",
+    "deferred",
     "expect",
     "expect_array",
     "expect_attempt",
@@ -57,6 +60,47 @@ class Tolerance:
 
     rtol: float
     atol: float
+
+
+Hint = tuple[Any, str]
+"""A known mistake's output on a check's input, and the hint that names the mistake."""
+P = ParamSpec("P")
+
+
+class Hints(Sequence[Hint]):
+    """Hint candidates worked out the first time a check reads them. A check reads them only
+    when the answer is wrong, so a right answer (most of a class's) never pays for the
+    mistakes' maths: about 9 ms of the trusted process's CPU on a solved submission. The
+    inputs must stay as they are until the check: every suite builds its hints next to it."""
+
+    def __init__(self, build: Callable[[], Iterable[Hint]]) -> None:
+        self._build: Callable[[], Iterable[Hint]] | None = build
+        self._items: list[Hint] = []
+
+    def _built(self) -> list[Hint]:
+        if self._build is not None:
+            self._items, self._build = list(self._build()), None
+        return self._items
+
+    @overload
+    def __getitem__(self, index: int) -> Hint: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Hint]: ...
+    def __getitem__(self, index: int | slice) -> Hint | Sequence[Hint]:
+        return self._built()[index]
+
+    def __len__(self) -> int:
+        return len(self._built())
+
+
+def deferred(build: Callable[P, Iterable[Hint]]) -> Callable[P, Hints]:
+    """``build`` (a hint builder) run when its hints are first read, not when it is called."""
+
+    @functools.wraps(build)
+    def later(*args: P.args, **kwargs: P.kwargs) -> Hints:
+        return Hints(lambda: build(*args, **kwargs))
+
+    return later
 
 
 TOLERANCES: dict[str, Tolerance] = {

@@ -7,12 +7,12 @@ hint. These run only in the trusted process and never reach a student.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from grader.checks import tolerance_for, within_tolerance
+from grader.checks import deferred, tolerance_for, within_tolerance
 
 # --- RMSNorm ---------------------------------------------------------------------------------
 
@@ -52,6 +52,7 @@ def rms_with_eps(eps_used: float) -> Callable[[np.ndarray, Any, float], np.ndarr
     return fn
 
 
+@deferred
 def rmsnorm_hints(x: np.ndarray, gamma: Any, eps: float, default_eps: float = 1e-6) -> list[tuple[np.ndarray, str]]:
     """Candidate outputs of common RMSNorm mistakes, for :func:`grader.checks.expect_array`."""
     x64, g64 = np.asarray(x, np.float64), np.asarray(gamma, np.float64)
@@ -93,6 +94,7 @@ def ln(
     return np.asarray((x - mean) / np.sqrt(var + eps) * gamma + beta)
 
 
+@deferred
 def layernorm_hints(
     x: np.ndarray, gamma: Any, beta: Any, eps: float, default_eps: float = 1e-5
 ) -> list[tuple[np.ndarray, str]]:
@@ -164,6 +166,7 @@ def rms(x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
     return np.asarray(x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * gamma)
 
 
+@deferred
 def block_hints(
     x: np.ndarray, f: Callable[[np.ndarray], np.ndarray], gamma: Any, eps: float
 ) -> list[tuple[np.ndarray, str]]:
@@ -178,6 +181,7 @@ def block_hints(
     ]
 
 
+@deferred
 def postnorm_hints(
     x: np.ndarray, f: Callable[[np.ndarray], np.ndarray], gamma: Any, eps: float
 ) -> list[tuple[np.ndarray, str]]:
@@ -235,6 +239,7 @@ def _rms_backward(dout: np.ndarray, x: np.ndarray, eps: float) -> np.ndarray:
     return np.asarray((dout - xhat * np.mean(dout * xhat, axis=-1, keepdims=True)) * rstd)
 
 
+@deferred
 def block_backward_variants(
     dout: np.ndarray, x: np.ndarray, w: np.ndarray, b: np.ndarray, arrangement: str, eps: float
 ) -> list[tuple[np.ndarray, str]]:
@@ -277,6 +282,7 @@ def _asymmetric(w: np.ndarray, bits: int, axis: Any) -> np.ndarray:
     return np.asarray((np.clip(np.round(w / safe) + zero, 0, 2**bits - 1) - zero) * scale)
 
 
+@deferred
 def quantize_variants(w: Any, bits: int, axis: Any = None, clip: float = 1.0) -> list[tuple[np.ndarray, str]]:
     """What :func:`quantize` gives with the common mistakes, on the same call."""
     w64, qmax = np.asarray(w, np.float64), 2 ** (bits - 1) - 1
@@ -303,7 +309,8 @@ def _sublayer_function(sublayer: Any) -> Callable[[np.ndarray], np.ndarray]:
     return lambda h: KINDS[sublayer.kind](h, dict(sublayer.params))
 
 
-def _backward_hints(no_correction: Callable[..., np.ndarray]) -> Callable[..., list[tuple[Any, str]]]:
+def _backward_hints(no_correction: Callable[..., np.ndarray]) -> Callable[..., Sequence[tuple[Any, str]]]:
+    @deferred
     def candidates(dout: np.ndarray, x: np.ndarray, gamma: Any, *rest: Any, eps: float) -> list[tuple[Any, str]]:
         x64, g64, d64 = (np.asarray(a, np.float64) for a in (x, gamma, dout))
         return [((no_correction(d64, x64, g64, eps), *([None] * (1 + len(rest)))), "hint.backward_no_correction")]
@@ -311,6 +318,7 @@ def _backward_hints(no_correction: Callable[..., np.ndarray]) -> Callable[..., l
     return candidates
 
 
+@deferred
 def _layernorm_backward_hints(
     dout: np.ndarray, x: np.ndarray, gamma: Any, beta: Any, eps: float
 ) -> list[tuple[Any, str]]:
@@ -322,7 +330,7 @@ def _layernorm_backward_hints(
     ]
 
 
-CANDIDATES: dict[str, Callable[..., list[tuple[Any, str]]]] = {
+CANDIDATES: dict[str, Callable[..., Sequence[tuple[Any, str]]]] = {
     "rmsnorm": lambda x, gamma, eps=1e-6: rmsnorm_hints(x, gamma, eps),
     "rmsnorm_backward": lambda dout, x, gamma, eps=1e-6: _backward_hints(rms_backward_no_correction)(
         dout, x, gamma, eps=eps

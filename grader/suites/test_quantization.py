@@ -5,7 +5,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.checks import TOLERANCES, expect, expect_array, expect_attempt, expect_keys, expect_untouched
+from grader.checks import TOLERANCES, Hints, expect, expect_array, expect_attempt, expect_keys, expect_untouched
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.suites import _mistakes as m
@@ -133,11 +133,9 @@ def _check_stack(
         reference.quantized_stack(x, weights, bits, **kwargs),
     )
     expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="quantized_stack", n=2)
-    hints = (
-        []
-        if bits is None
-        else [(_weights_only(x, weights, bits, kwargs.get("axis"), kwargs.get("eps", 1e-6)), "hint.quant_weights_only")]
-    )
+    axis, eps = kwargs.get("axis"), kwargs.get("eps", 1e-6)
+    weights_only = Hints(lambda: [(_weights_only(x, weights, bits, axis, eps), "hint.quant_weights_only")])
+    hints = [] if bits is None else weights_only
     expect_array(got[0], want[0], what="the array of norm inputs from quantized_stack(...)", tol=TOL, hints=hints)
     expect_array(got[1], want[1], what="zeroed of quantized_stack(...)", tol=TOL)
 
@@ -185,12 +183,11 @@ def _check_report(
     got = student.quantization_report(x, weights, bits, axis=axis, **kwargs)
     want = reference.quantization_report(x, weights, bits, axis=axis, **kwargs)
     expect_keys(got, KEYS, what="quantization_report(...)")
+    whole_stream = Hints(
+        lambda: [(_report_hints(reference, x, weights, bits, axis, **kwargs), "hint.quant_error_whole_stream")]
+    )
     for key in KEYS:
-        hints = (
-            [(_report_hints(reference, x, weights, bits, axis, **kwargs), "hint.quant_error_whole_stream")]
-            if key == "error"
-            else []
-        )
+        hints = whole_stream if key == "error" else []
         expect_array(got[key], want[key], what=f'quantization_report(...)["{key}"]', tol=TOL, hints=hints)
 
 
@@ -252,6 +249,6 @@ def test_quantized_stack_leaves_its_inputs_unchanged(
     changed = student.recorded().mutated
     want = reference.quantized_stack(x, weights, 4)
     expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="quantized_stack", n=2)
-    hints = [(_weights_only(x, weights, 4, None, 1e-6), "hint.quant_weights_only")]
+    hints = Hints(lambda: [(_weights_only(x, weights, 4, None, 1e-6), "hint.quant_weights_only")])
     expect_attempt(got[0], want[0], what="the array of norm inputs from quantized_stack(...)", tol=TOL, hints=hints)
     expect_untouched(changed, function="quantized_stack")

@@ -6,7 +6,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.checks import TOLERANCES, expect_array, expect_attempt, expect_raises, expect_untouched, expect_value
+from grader.checks import (
+    TOLERANCES,
+    deferred,
+    expect_array,
+    expect_attempt,
+    expect_raises,
+    expect_untouched,
+    expect_value,
+)
 from grader.proxy import StudentProxy
 from grader.reference import Reference
 from grader.suites import _mistakes as m
@@ -114,6 +122,7 @@ def test_token_norm(student: StudentProxy, reference: Reference, rng: np.random.
 # --- the stacks --------------------------------------------------------------------------------
 
 
+@deferred
 def _forward_hints(
     reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float
 ) -> list[tuple[np.ndarray, str]]:
@@ -264,6 +273,7 @@ def test_stack_keeps_the_streams_dtype(student: StudentProxy, reference: Referen
 # --- the three-norms trace and the depth experiment ---------------------------------------------
 
 
+@deferred
 def _trace_hints(
     reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float, placement: str
 ) -> list[tuple[Any, str]]:
