@@ -107,6 +107,28 @@ def test_hints_that_agree_on_an_input_are_introduced_as_alternatives():
         assert ("hint.normalized_residual" in ids) == bool(wanted)
 
 
+def test_hints_are_worked_out_only_for_a_wrong_answer_and_once():
+    """A right answer never pays for the mistakes' maths; a wrong one gets the same hints as
+    when they were worked out beforehand, and reading them twice does not build them twice."""
+    from grader.checks import Mismatch, deferred, expect_array
+
+    built: list[str] = []
+
+    @deferred
+    def doubled(x: np.ndarray) -> list[tuple[np.ndarray, str]]:
+        built.append("doubled")
+        return [(2 * x, "hint.eps_outside_sqrt")]
+
+    x = np.arange(1.0, 5.0)
+    expect_array(x.copy(), x, what="f(x)", hints=doubled(x))
+    assert built == []
+    hints = doubled(x)
+    with pytest.raises(Mismatch) as raised:
+        expect_array(2 * x, x, what="f(x)", hints=hints)
+    assert "hint.eps_outside_sqrt" in [m.id for m in raised.value.messages]
+    assert len(hints) == 1 and hints[0][1] == "hint.eps_outside_sqrt" and built == ["doubled"]
+
+
 def test_the_tests_call_labels_have_no_english_words_in_portuguese():
     """A pt-BR student read "rmsnorm(x, gamma) on a float32 batch está errado" and "block(x,
     silent sublayer, gamma)": every label a suite or public test gives (``what=``) is said in
