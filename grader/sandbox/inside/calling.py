@@ -113,6 +113,9 @@ def is_untouched_stub(fn: Callable[..., Any]) -> bool:
 
 def materialize(node: Any, built: list[callables.Recorded], scratch: str) -> Any:
     """Turn request data into call arguments: callables and files become real objects."""
+    kind = type(node)
+    if kind is not dict and kind is not list and kind is not tuple:
+        return node  # decoded request data: a value of exactly one of these types, or a leaf
     if isinstance(node, dict) and len(node) == 1 and "$callable" in node:
         built.append(callables.build(node["$callable"]))
         return built[-1]

@@ -50,6 +50,9 @@ def _type_name(obj: object) -> str:
 def _encode_tree(obj: Any, blobs: list[bytes], depth: int) -> Any:
     if depth > MAX_DEPTH:
         return {"$unsupported": "structure nested too deeply"}
+    kind = type(obj)
+    if kind is str or kind is float or kind is int or kind is bool or obj is None:
+        return obj  # most nodes (a config's keys and values): the checks below would say the same
     if isinstance(obj, WireCallable):
         return {"$callable": _encode_tree({"kind": obj.kind, "params": obj.params}, blobs, depth + 1)}
     if isinstance(obj, WireFile):
@@ -62,7 +65,8 @@ def _encode_tree(obj: Any, blobs: list[bytes], depth: int) -> Any:
         if obj.dtype.hasobject:
             return {"$unsupported": "numpy array of Python objects"}
         blobs.append(np.ndarray.tobytes(obj, order="C"))
-        return {"$array": len(blobs) - 1, "dtype": _descr(obj.dtype), "shape": list(obj.shape), "type": _type_name(obj)}
+        name = "numpy.ndarray" if kind is np.ndarray else _type_name(obj)
+        return {"$array": len(blobs) - 1, "dtype": _descr(obj.dtype), "shape": list(obj.shape), "type": name}
     if isinstance(obj, np.generic) and not isinstance(obj, np.object_):
         if obj.dtype.hasobject:
             return {"$unsupported": "numpy scalar holding Python objects"}
@@ -77,9 +81,23 @@ def _encode_tree(obj: Any, blobs: list[bytes], depth: int) -> Any:
     return {"$unsupported": _type_name(obj)}
 
 
+_DESCRIPTIONS: dict[np.dtype[Any], str] = {}
+_DTYPES: dict[str, np.dtype[Any]] = {}
+CACHED_DTYPES = 64
+"""Dtypes remembered by their description, each way: the same few (``<f8``) cross hundreds of
+times a grading. Structured dtypes and any beyond this many are worked out each time, so a
+forged stream of descriptions cannot grow the cache."""
+
+
 def _descr(dtype: np.dtype[Any]) -> Any:
     """A dtype as plain JSON: numpy's ``.npy`` description (a string, or a list of fields)."""
-    return np.lib.format.dtype_to_descr(dtype)
+    found = _DESCRIPTIONS.get(dtype)
+    if found is not None:
+        return found
+    descr = np.lib.format.dtype_to_descr(dtype)
+    if isinstance(descr, str) and len(_DESCRIPTIONS) < CACHED_DTYPES:
+        _DESCRIPTIONS[dtype] = descr
+    return descr
 
 
 def encode(obj: Any) -> bytes:
@@ -142,6 +160,8 @@ def _plain_descr(descr: Any, depth: int = 0) -> bool:
 
 def _dtype(descr: Any) -> np.dtype[Any]:
     """The dtype a node declares, refused unless it is plain data."""
+    if type(descr) is str and descr in _DTYPES:
+        return _DTYPES[descr]
     if not _plain_descr(descr):
         raise ProtocolError("bad dtype")
     try:
@@ -150,6 +170,8 @@ def _dtype(descr: Any) -> np.dtype[Any]:
         raise ProtocolError(f"bad dtype: {type(exc).__name__}") from None
     if dtype.hasobject:
         raise ProtocolError("an array of Python objects")
+    if type(descr) is str and len(_DTYPES) < CACHED_DTYPES:
+        _DTYPES[descr] = dtype
     return dtype
 
 
@@ -182,8 +204,8 @@ def _array(view: memoryview, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np
 def _decode_tree(node: Any, blobs: _Blobs, depth: int, requests: bool) -> Any:
     if depth > MAX_DEPTH:
         raise ProtocolError("structure nested too deeply")
-    if isinstance(node, str):
-        return clean_text(node)
+    if type(node) is str:  # parsed JSON: every value is of an exact type
+        return node if node.isascii() else clean_text(node)
     if node is None or isinstance(node, (bool, int, float)):
         return node
     if isinstance(node, list):
