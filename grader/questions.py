@@ -297,7 +297,7 @@ TEMPLATE_HEAD = """\
 #
 # choice:   one letter in quotes                    uma letra entre aspas          a = "b"
 # multiple: every true option, a list of letters    toda opção verdadeira, lista   a = ["a", "c"]
-# number:   a number, no quotes                     um número, sem aspas           a = 0.25
+# number:   a number; a decimal comma in quotes      um número; vírgula entre aspas a = 0.25  ou  a = "0,25"
 # whole number: a count, no quotes                  uma contagem, sem aspas        a = 64
 # written:  your own words, graded by hand          com as suas palavras, à mão    written = \"\"\"...\"\"\"
 """

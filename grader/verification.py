@@ -21,6 +21,7 @@ import json
 import math
 import re
 import tomllib
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,7 +77,7 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
         return Answers({}, where, Message("question.file_too_large", {"file": where, "limit": MAX_ANSWERS_BYTES}))
     try:
         text = data.decode("utf-8-sig")
-        parsed = tomllib.loads(text)
+        parsed, quoted = _toml(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))  # "... (at line 3, column 5)"; some messages have none
         line = found.group(1) if found else "?"
@@ -86,7 +87,37 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
         # Python converts (sys.get_int_max_str_digits): a ValueError raised inside tomllib.
         return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": "?"}))
     values = {k: v for k, v in parsed.items() if isinstance(v, dict)}
-    return Answers(_folded(_as_written(values, text)), where)
+    lines = ", ".join(str(n) for n in quoted[:10])
+    note = Message("question.comma_numbers_read", {"file": where, "lines": lines}) if quoted else None
+    return Answers(_folded(_as_written(values, text)), where, note=note)
+
+
+_TOML_COMMA_NUMBER = re.compile(r"^([ \t]*[A-Za-z0-9_-]+[ \t]*=[ \t]*)([+-]?\d+(?:\.\d{3})*,\d+)([ \t]*(?:#.*)?)$")
+"""``b = 3,54``: a number with a decimal comma, as pt-BR writes it, where TOML wants a point."""
+
+
+def _toml(text: str) -> tuple[dict[str, Any], list[int]]:
+    """The file's TOML, and the lines whose numbers were read as if in quotes: a file that is
+    not TOML only because of numbers written with a decimal comma (``b = 3,54``) is read with
+    those numbers as text (trial 47: one such line cost all 23 points). A file with another
+    error as well is reported at that error."""
+    try:
+        return tomllib.loads(text), []
+    except tomllib.TOMLDecodeError:
+        repaired, quoted = _commas_quoted(text)
+        if not quoted:
+            raise
+        return tomllib.loads(repaired), quoted  # still not TOML: its error is what is left to fix
+
+
+def _commas_quoted(text: str) -> tuple[str, list[int]]:
+    lines = text.split("\n")
+    quoted = []
+    for index, line in enumerate(lines):
+        if found := _TOML_COMMA_NUMBER.match(line.rstrip("\r")):
+            lines[index] = f'{found[1]}"{found[2]}"{found[3]}'
+            quoted.append(index + 1)
+    return "\n".join(lines), quoted
 
 
 def _lower_keys(mapping: dict[str, Any]) -> dict[str, Any]:
@@ -488,7 +519,7 @@ def is_blank(value: Any) -> bool:
 def unanswered(part: Part, value: Any) -> bool:
     """Nothing answered: blank, or no option ticked where several may be. An empty selection
     cannot be told from a part left alone, and scoring it would give points for nothing."""
-    return is_blank(value) or (part.kind == "multiple" and _letters(value, several=True) == [])
+    return is_blank(value) or (part.kind == "multiple" and _letters(value, True, part.letters) == [])
 
 
 def _as_number(value: Any, whole: bool = False) -> float | None:
@@ -507,6 +538,9 @@ def _as_number(value: Any, whole: bool = False) -> float | None:
         text = _number_text(value)
         if (power := _power_of_ten(text)) is not None:
             return power
+        if (both := BOTH_SEPARATORS.fullmatch(text)) is not None:  # "266.240,0", "266,240.0"
+            decimal = "," if both["group"] == "." else "."
+            text = text.replace(both["group"], "").replace(decimal, ".")
         if SPACE_GROUPED.fullmatch(text):  # "131 072": thousands set apart by spaces, as SI writes them
             text = re.sub(r"[ \u00a0\u202f]", "", text)
         try:
@@ -516,15 +550,30 @@ def _as_number(value: Any, whole: bool = False) -> float | None:
     return None
 
 
+def _plain(text: str) -> str:
+    """Text as its reader sees it: accents composed (an "ç" typed as "c" and a combining mark)
+    and full-width letters and digits as their ASCII selves (trial 47)."""
+    return unicodedata.normalize("NFC", text).translate(FULLWIDTH)
+
+
 def _number_text(value: str) -> str:
-    """A number's text without what only typesets it (a typeset minus sign, a leading "~") or
-    names what it counts ("64 updates", "-0.5774 (rounded)"). Words that scale the number
-    ("64 thousand", "0.34 percent") stay, and leave it unread (red team 41: read as 64)."""
-    text = APPROXIMATELY.sub("", value.strip().replace("\u2212", "-"))
+    """A number's text without what only typesets it (a typeset minus sign, a leading "~" or
+    "about", a final full stop) or names what it counts ("64 updates", "-0.5774 (rounded)").
+    Words that scale the number ("64 thousand", "6 dezenas") stay, and leave it unread (red
+    team 41 and trial 47: read as 64 and 6)."""
+    text = APPROXIMATELY.sub("", _plain(value).strip().replace("\u2212", "-"))
+    text = FULL_STOP.sub("", SIGN_APART.sub(r"\1", text))
     words = WORDS_AFTER.search(text)
-    if words is not None and not SCALE_WORDS & set(re.findall(r"[^\W\d_]+", words.group().lower())):
+    if words is not None and not _changes_the_number(re.findall(r"[^\W\d_]+", words.group().lower())):
         text = text[: words.start()]
     return text
+
+
+def _changes_the_number(words: list[str]) -> bool:
+    """Whether words after a number change what it is: scale it, negate it or add to it."""
+    if words[:1] and words[0] in FIRST_WORD_SCALES:  # "6 e meio", "6 x"; "atenção e FFN" is a remark
+        return True
+    return any(word in SCALE_WORDS or word.startswith(SCALE_STEMS) for word in words)
 
 
 def _power_of_ten(text: str) -> float | None:
@@ -538,17 +587,40 @@ def _power_of_ten(text: str) -> float | None:
     return float((found[1] or "1").replace(",", ".")) * 10.0 ** int(found[2])
 
 
-APPROXIMATELY = re.compile(r"^(?:~|\u2248|\u223c)\s*")
-""""~3.54" or "≈ 3.54": the student's number, said to be rounded."""
-WORDS_AFTER = re.compile(r"(?<=[\d\u00b2\u00b3\u00b9\u2070\u2074-\u2079])\s+\(?[^\W\d_]+(?:\s+[^\W\d_]+)*\)?\s*$")
-"""Words (letters only) after a number: what it counts, or a remark. Another number among
-them leaves the answer unread ("64 or 65")."""
-SCALE_WORDS = frozenset(
-    "percent per cent pct por cento porcento hundred hundreds thousand thousands million millions billion "
-    "billions trillion k m b mil milhar milhares milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes "
-    "cem centena centenas times vezes ten dez dozen dozens dúzia dúzias e x".split()
+APPROXIMATELY = re.compile(
+    r"^(?:[~\u2248\u223c]\s*|(?:cerca de|aprox\.?|aproximadamente|approx\.?|approximately|about|around|roughly"
+    r"|em torno de|por volta de)\s+)",
+    re.IGNORECASE,
 )
-"""Words that change what the number is ("64 thousand", "1.5 times ten to the minus six")."""
+""""~3.54", "≈ 3.54", "cerca de 64", "about 128": the student's number, said to be rounded."""
+SIGN_APART = re.compile(r"^([+-])\s+(?=\d)")
+FULL_STOP = re.compile(r"(?<=[\w)])\.$")
+"""The full stop that ends a sentence ("3,54."); "128." reads the same without it."""
+FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)} | {0x3000: 0x20}
+WORDS_AFTER = re.compile(
+    r"(?<=[\d\u00b2\u00b3\u00b9\u2070\u2074-\u2079])(?:\s*,)?\s+\(?[^\W\d]+(?:[\s,;]+[^\W\d]+)*\)?\s*$"
+)
+"""Words after a number (letters, and underscores for a config key): what it counts, or a
+remark. Another number among them leaves the answer unread ("64 or 65")."""
+SCALE_WORDS = frozenset(
+    "percent cent pct cento porcento hundred hundreds thousand thousands million millions billion "
+    "billions trillion k m b g mil milhar milhares milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes "
+    "cem centena centenas times vezes ten tens dez dezena dezenas dozen dozens dúzia dúzias duzia duzias "
+    "µ μ half meio meia quarter quarters quarto quartos third thirds terço terços terco tercos "
+    "minus menos plus mais over sobre twice double dobro triple triplo squared cubed quadrado cubo "
+    "elevado raised power potência potencia".split()
+)
+"""Words that change what the number is ("64 thousand", "6 dezenas", "1,22 negativo")."""
+SCALE_STEMS = tuple(
+    "hundred thousand million billion trillion tenth dozen percent porcent milion bilion trilion milésim "
+    "milesim centésim centesim décim decim micro nano milli mili kilo quilo mega giga negativ".split()
+)
+"""Beginnings of such words in their other forms ("hundredths", "milionésimo", "negativa")."""
+FIRST_WORD_SCALES = frozenset({"e", "x", "and"})
+"""Words that change the number only right after it: "6 e meio", "6 and a half", "6 x"."""
+BOTH_SEPARATORS = re.compile(r"[+-]?[1-9]\d{0,2}(?:(?P<group>[.,])\d{3})(?:(?P=group)\d{3})*(?!(?P=group))[.,]\d+")
+"""Thousands grouped and a decimal part, with the other separator: "266.240,0" and "266,240.0"
+are one number to every reader."""
 POWER_OF_TEN = re.compile(
     r"(?:([+-]?\d+(?:[.,]\d+)?)\s*[x\u00d7*\u00b7]\s*)?10\s*(?:\^|\*\*)\s*\(?\s*([+-]?\d{1,3})\s*\)?"
 )
@@ -557,15 +629,25 @@ SUPERSCRIPT_POWER = re.compile(r"(.*10)([\u2070\u00b9\u00b2\u00b3\u2074-\u2079\u
 SPACE_GROUPED = re.compile(r"[+-]?\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
 
 
-def _letters(value: Any, several: bool = False) -> list[str] | None:
+OPTION_WORDS = re.compile(
+    r"^(?:letras?|alternativas?|op[çc](?:ão|ao|ões|oes)|options?|letters?|answers?|respostas?)\b\s*:?\s*",
+    re.IGNORECASE,
+)
+""""letra B", "alternativas a, c", "option b": words that only introduce the letters."""
+
+
+def _letters(value: Any, several: bool = False, options: tuple[str, ...] = ()) -> list[str] | None:
     """A choice's letters, lower-cased; None when it is not a letter or a list of letters.
-    Where several may be ticked, a string of letters separated by commas, spaces, ";", "&" or
-    "and" ("a, c", "a and c") counts as their list: it is what a student means."""
-    if several and isinstance(value, str):
-        value = [v for v in re.split(r"[,;&\s]+|\band\b", value) if v]
+    Where several may be ticked, a string of letters separated by commas, spaces, ";", "&",
+    "and" or "e" ("a, c", "a and c", "a e c") counts as their list: it is what a student means
+    ("e" only where no option is called e)."""
     items = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
     if not all(isinstance(v, str) for v in items):
         return None
+    items = [OPTION_WORDS.sub("", _plain(v).strip()) for v in items]
+    if several:  # ["a, c"] too: a list of one string that lists them
+        joiners = r"[,;&\s]+|\band\b" + ("" if "e" in options else r"|\be\b")
+        items = [piece for v in items for piece in re.split(joiners, v) if piece]
     # "b", "B", "b)", "(b)" and "b." all mean option b.
     return sorted({v.strip().lower().strip("().") for v in items})
 
@@ -587,7 +669,7 @@ def form_problem(part: Part, value: Any) -> Message | None:
     allowed = ", ".join(part.letters)
     if part.kind == "number":
         return Message("question.not_a_number", {"part": part.id}) if _as_number(value, part.whole) is None else None
-    letters = _letters(value, several=part.kind == "multiple")
+    letters = _letters(value, part.kind == "multiple", part.letters)
     if part.kind == "choice":
         listed = isinstance(value, list | tuple | set | frozenset)  # ["b"] is b; ["b", "d"] is no choice
         if letters is None or (listed and len(value) != 1) or len(letters) != 1 or letters[0] not in part.letters:
@@ -624,7 +706,7 @@ def _judge_number(part: Part, value: Any) -> tuple[float, list[Message]]:
 
 
 def _judge_choice(part: Part, value: Any) -> tuple[float, list[Message]]:
-    letters = _letters(value, several=part.kind == "multiple") or []
+    letters = _letters(value, part.kind == "multiple", part.letters) or []
     if part.kind == "choice":
         if next(o for o in part.options if o.id == letters[0]).correct:
             return part.points, []

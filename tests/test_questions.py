@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import tomllib
+import unicodedata
 
 import pytest
 from helpers import copy_solutions, notebook_answer_cell, reference_answers
@@ -719,12 +720,13 @@ def test_an_answers_file_beside_a_notebook_is_read_when_the_notebooks_answers_ar
 def test_an_unreadable_answers_file_beside_a_blank_notebook_is_said(tmp_path):
     """A pt-BR student wrote ``b = 3,54`` (not TOML) in the verification.toml beside a notebook
     with blank answer cells: the file was ignored in silence and every part said "not answered".
-    The file's problem is the note, in the grading and in check."""
+    A file that is not TOML (here a quote left open; a decimal comma is now read, see below) has
+    its problem as the note, in the grading and in check."""
     from click.testing import CliRunner
 
     from grader.cli import main
 
-    (tmp_path / ANSWERS_FILE).write_text("[q3]\na = 3,54\n", encoding="utf-8")
+    (tmp_path / ANSWERS_FILE).write_text('[q3]\na = "3,54\n', encoding="utf-8")
     blank = {qid: {k: None for k in parts if k != WRITTEN} for qid, parts in reference_answers().items()}
     path = tmp_path / "lab.ipynb"
     path.write_bytes(_notebook("\n".join(f"answers_{qid} = {parts!r}" for qid, parts in blank.items())))
@@ -957,3 +959,89 @@ def test_words_or_a_mantissa_that_change_the_number_leave_it_unread(given):
 def test_a_power_of_ten_with_a_remark_after_it_counts():
     part = next(p for p in BANK.question("q5").parts if p.id == "b")
     assert verification.judge(part, "1.0 \u00d7 10\u207b\u2076 (approximately)")[1] == part.points
+
+
+def _part(qid, pid):
+    return next(p for p in BANK.question(qid).parts if p.id == pid)
+
+
+@pytest.mark.parametrize(
+    ("qid", "pid", "given"),
+    [
+        ("q2", "b", "64 (aten\u00e7\u00e3o e FFN)"),  # "e" (and) inside a remark
+        ("q7", "d", "6 tokens e"),
+        ("q2", "b", unicodedata.normalize("NFD", "64 atualiza\u00e7\u00f5es")),  # accents as combining marks
+        ("q9", "a", "266.240 par\u00e2metros"),
+        ("q1", "b", "3,54."),  # a full stop ends the sentence
+        ("q2", "b", "64 atualiza\u00e7\u00f5es."),
+        ("q2", "b", "cerca de 64"),
+        ("q6", "b", "aprox. 0,302"),
+        ("q2", "b", "64, aproximadamente"),
+        ("q4", "b", "about 128"),
+        ("q7", "a", "255,9 aprox."),
+        ("q3", "b", "- 1,2247"),  # a sign set apart from its number
+        ("q9", "a", "266.240,0"),  # thousands and decimals, pt-BR
+        ("q9", "a", "266,240.0"),  # and English
+        ("q5", "b", "1e-6 (rms_norm_eps da config)"),
+        ("q4", "b", "128 normas, uma por subcamada"),
+    ],
+)
+def test_a_brazilian_students_natural_number_counts(qid, pid, given):
+    """Trial 47: Brazilian students' answers, each meaning the one number it says, were unread:
+    "e" (and) in a remark was taken for a scaling word, accents typed as combining marks, a
+    final full stop, "cerca de"/"aprox."/"about" before the number, a sign set apart, both
+    separators at once, an underscore in a remark."""
+    part = _part(qid, pid)
+    assert verification.form_problem(part, given) is None, given
+    assert verification.judge(part, given)[1] == part.points, given
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        "6 dezenas",
+        "6 tens",
+        "2 d\u00fazias",
+        "3 centenas",
+        "1 milion\u00e9simo",
+        "301,5 mil\u00e9simos",
+        "1 \u00b5",
+        "1,22 negativo",
+        "6 e meio",
+        "6 and a half",
+        "6 x",
+        "0,3 mil",
+        "64 hundredths",
+    ],
+)
+def test_a_word_that_changes_the_number_leaves_it_unread_in_either_language(given):
+    """Trial 47: "6 dezenas" (sixty) scored a part whose answer is 6, and "1 milionésimo" was
+    read as 1 and called outside the tolerance: a word that scales, negates or adds to the
+    number leaves it unread, never read as the bare number."""
+    assert verification._as_number(given) is None and verification._as_number(given, whole=True) is None
+
+
+def test_fullwidth_letters_and_option_words_name_the_option():
+    """Trial 47: "ｂ", "letra B", "alternativa b" were "not a letter"; "a e c" (Portuguese "and")
+    was no list where "a and c" was one."""
+    single, several = _part("q1", "a"), _part("q2", "a")
+    for written in ("\uff42", "letra B", "alternativa b", "Letra (b)", "op\u00e7\u00e3o b", "option b"):
+        assert verification.form_problem(single, written) is None, written
+        assert verification.judge(single, written) == verification.judge(single, "b"), written
+    for written in ("a e c", "\uff41, \uff43", "alternativas a, c", "letras a e c", "a, c e d", ["a, c"], ["a e c"]):
+        assert verification.form_problem(several, written) is None, written
+    assert verification.judge(several, "a e c") == verification.judge(several, "a, c")
+    assert verification.judge(several, "a, c e d") == verification.judge(several, "a, c, d")
+    assert verification._letters("a e c", True, ("a", "b", "c", "d", "e")) == ["a", "c", "e"]  # e is an option
+
+
+def test_numbers_with_a_decimal_comma_left_out_of_quotes_are_read_with_a_note():
+    """Trial 47: ``b = 3,54`` (a decimal comma, as pt-BR writes numbers) made the whole file
+    invalid TOML and every auto-graded part scored 0. Such numbers are read as if quoted, and a
+    note says where; any other error still leaves the file unread, at its own line."""
+    answers = verification.from_toml(b"[q1]\nb = 3,54  # rounded\n[q9]\na = 266.240,0\r\n")
+    assert answers.values == {"q1": {"b": "3,54"}, "q9": {"a": "266.240,0"}} and answers.problem is None
+    assert answers.note is not None and answers.note.params["lines"] == "2, 4"
+    broken = verification.from_toml(b"[q1]\nb = 3,54\nc = \"open\nd = 1\n")
+    assert broken.values == {} and broken.problem is not None and broken.problem.params["line"] == "3"
+    assert verification.from_toml(b"[q1]\nb = 3.54\n").note is None
