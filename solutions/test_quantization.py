@@ -32,7 +32,7 @@ def test_quantized_stack_of_a_small_stack(student, expected):
         inputs, zeroed = expected.check(
             student.quantized_stack, x, weights, bits, what=f"quantized_stack(x, w, {bits})"
         )
-        assert np.shape(inputs) == (5, 3, 8), "one stream per norm: shape (L + 1, T, C)"
+        expected.require(np.shape(inputs) == (5, 3, 8), "public.stream_per_norm", shape=str(np.shape(inputs)))
 
 
 def test_quantization_report_of_a_small_stack(student, expected):
@@ -40,4 +40,5 @@ def test_quantization_report_of_a_small_stack(student, expected):
     x, weights = _stack(23, 4, 8)
     x[:, 0] = 60.0
     report = expected.check(student.quantization_report, x, weights, what="quantization_report(x, w)")
-    assert np.shape(report["zeroed"]) == (4, 4), "zeroed: one row per bit width, one column per block"
+    shape = str(np.shape(report["zeroed"]))
+    expected.require(np.shape(report["zeroed"]) == (4, 4), "public.zeroed_shape", shape=shape)

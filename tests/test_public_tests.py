@@ -164,3 +164,36 @@ def test_a_public_tests_own_condition_is_said_in_the_readers_language(tmp_path, 
     assert out.returncode == 1
     text = " ".join(out.stdout.split())
     assert "A probe 0 precisa ser float64 e finita (ela é float32" in text, out.stdout[-3000:]
+
+
+def test_no_public_test_asserts_in_english():
+    """Trial 47: seven bare asserts of the public tests reached a pt-BR report in English ("A
+    verificação falhou: LayerNorm's output moved under a shift"). Every condition of a public
+    test is a catalog message (``expected.require``), said in the reader's language."""
+    import ast
+
+    for path in course.public_tests():
+        asserts = [node.lineno for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Assert)]
+        assert not asserts, f"{path.name}: assert on lines {asserts}"
+
+
+@pytest.mark.parametrize("normlab", [True, False], ids=["normlab-checks", "plain-checks"])
+def test_a_public_property_that_fails_is_said_in_portuguese(tmp_path, normlab):
+    folder = _student_folder(tmp_path / "student")
+    with (folder / "compare.py").open("a") as module:
+        module.write(
+            "\n\n_right = shift_response\n\n\ndef shift_response(x, c):\n"
+            "    out = _right(x, c)\n    out['layernorm'] = 1.0\n    return out\n"
+        )
+    runner = ["-m", "pytest"] if normlab else ["-c", WITHOUT_NORMLAB]
+    out = subprocess.run(
+        [sys.executable, *runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_compare.py"],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(folder), "NORMLAB_LANG": "pt-BR"},
+    )
+    text = " ".join(out.stdout.split())
+    assert out.returncode == 1 and "a saída da LayerNorm mudou com um deslocamento" in text, out.stdout[-3000:]
+    assert "moved under a shift" not in text
