@@ -1042,6 +1042,6 @@ def test_numbers_with_a_decimal_comma_left_out_of_quotes_are_read_with_a_note():
     answers = verification.from_toml(b"[q1]\nb = 3,54  # rounded\n[q9]\na = 266.240,0\r\n")
     assert answers.values == {"q1": {"b": "3,54"}, "q9": {"a": "266.240,0"}} and answers.problem is None
     assert answers.note is not None and answers.note.params["lines"] == "2, 4"
-    broken = verification.from_toml(b"[q1]\nb = 3,54\nc = \"open\nd = 1\n")
+    broken = verification.from_toml(b'[q1]\nb = 3,54\nc = "open\nd = 1\n')
     assert broken.values == {} and broken.problem is not None and broken.problem.params["line"] == "3"
     assert verification.from_toml(b"[q1]\nb = 3.54\n").note is None
