@@ -141,6 +141,8 @@ the first, every other number part as the second."""
 THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(?:([.,])\d{3})(?:\1\d{3})*")
 """A whole number with its thousands grouped by one kind of separator: ``131.072``, ``1,000,000``."""
 
+COMMA_DECIMAL = re.compile(r"[+-]?\d+,\d+")
+"""Two whole numbers joined by a comma with no space: how pt-BR writes one number."""
 _TOML_AMBIGUOUS = re.compile(
     r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(" + AMBIGUOUS_NUMBER.pattern.replace("[.,]", r"\.") + r")[ \t]*(?:#.*)?$"
 )  # a TOML float has a point only
@@ -178,6 +180,8 @@ def _literal(node: ast.expr, text: Callable[[ast.expr], str]) -> Any:
         return Computed()
     if isinstance(value, float) and AMBIGUOUS_NUMBER.fullmatch(written := text(node)) and float(written) == value:
         return written
+    if isinstance(value, tuple) and isinstance(node, ast.Tuple) and COMMA_DECIMAL.fullmatch(written := text(node)):
+        return written  # "0,302": a decimal comma to the student, a tuple (0, 302) to Python (trial 47)
     return value
 
 

@@ -1045,3 +1045,14 @@ def test_numbers_with_a_decimal_comma_left_out_of_quotes_are_read_with_a_note():
     broken = verification.from_toml(b'[q1]\nb = 3,54\nc = "open\nd = 1\n')
     assert broken.values == {} and broken.problem is not None and broken.problem.params["line"] == "3"
     assert verification.from_toml(b"[q1]\nb = 3.54\n").note is None
+
+
+def test_a_notebook_number_written_with_a_decimal_comma_is_read_as_written():
+    """Trial 47: ``answers_q6['b'] = 0,302`` in a notebook is a tuple to Python, (0, 302), and
+    was "not a number". Written without a space, two whole numbers joined by a comma are the
+    student's decimal comma (a tuple is no answer to any part); with a space they stay a tuple."""
+    cell = "answers_q1 = {}\nanswers_q1['b'] = 3,54\nanswers_q9 = {}\nanswers_q9['a'] = 266,240\nanswers_q2 = {}\n"
+    cell += "answers_q2['b'] = 6, 4\n"
+    values = verification.from_notebook(_notebook(cell)).values
+    assert values["q1"]["b"] == "3,54" and values["q9"]["a"] == "266,240" and values["q2"]["b"] == (6, 4)
+    assert verification.judge(_part("q9", "a"), values["q9"]["a"])[1] == _part("q9", "a").points
