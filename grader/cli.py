@@ -182,8 +182,9 @@ def _blank_answers(target: Path, lang: str) -> str:
     if malformed:  # an answer the grade would score 0 whatever the key: say so now
         lines.append(render(Message("report.malformed_title", where), lang))
         lines += [f"  {qid}: {render(problem, lang)}" for qid, problem in malformed]
-    if not blank:
-        return "\n".join([*lines, render(Message("report.no_blanks", where), lang)]) + "\n"
+    if not blank:  # "every question has an answer" would contradict the unreadable ones just listed
+        done = [] if malformed else [render(Message("report.no_blanks", where), lang)]
+        return "\n".join([*lines, *done]) + "\n"
     by_question: dict[str, list[str]] = {}
     for qid, part in blank:
         by_question.setdefault(qid, []).append(part)

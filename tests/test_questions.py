@@ -1056,3 +1056,17 @@ def test_a_notebook_number_written_with_a_decimal_comma_is_read_as_written():
     values = verification.from_notebook(_notebook(cell)).values
     assert values["q1"]["b"] == "3,54" and values["q9"]["a"] == "266,240" and values["q2"]["b"] == (6, 4)
     assert verification.judge(_part("q9", "a"), values["q9"]["a"])[1] == _part("q9", "a").points
+
+
+def test_check_does_not_call_unreadable_answers_answered(tmp_path):
+    """Trial 47: right after listing an answer it cannot read, check said "Every verification
+    question has an answer"; it says so only when every answer is there and readable."""
+    from grader.cli import _blank_answers
+
+    sub = copy_solutions(tmp_path / "sub")
+    text = (course.solutions_dir() / ANSWERS_FILE).read_text()
+    (sub / ANSWERS_FILE).write_text(text)
+    assert "has an answer" in _blank_answers(sub, "en")
+    (sub / ANSWERS_FILE).write_text(re.sub(r'(?m)^a = "[a-d]"', 'a = "zz"', text, count=1))
+    shown = _blank_answers(sub, "en")
+    assert "cannot read" in shown and "has an answer" not in shown, shown
