@@ -251,6 +251,7 @@ def test_a_locale_spelled_the_posix_way_gives_portuguese_feedback(autograder):
     results = _run(root, {**env, "NORMLAB_LANG": "pt_BR.UTF-8"}, files)
     outputs = " ".join(t["output"] for t in results["tests"])
     assert "ainda não foi implementada" in outputs and "not implemented yet" not in outputs
+    assert "[erro]" in outputs and "[error]" not in outputs  # trial 47: the status said in English
 
 
 def _stubs() -> dict[str, str]:

@@ -158,7 +158,7 @@ def to_gradescope(report: Report, lang: str = "en", visibility: Mapping[str, str
                 "score": round(r.score, DIGITS),
                 "max_score": round(r.max_score, DIGITS),
                 "status": "passed" if r.status is Status.PASSED else "failed",
-                "output": printable(f"[{r.status.value}] " + test_output(r, lang)).strip()
+                "output": printable(f"[{_status_word(r.status, lang)}] " + test_output(r, lang)).strip()
                 if r.status is not Status.PASSED
                 else "",
                 "visibility": shown[r.visibility.value],
@@ -169,6 +169,10 @@ def to_gradescope(report: Report, lang: str = "en", visibility: Mapping[str, str
         "extra_data": {"isolation": list(report.isolation), "missing_layers": list(report.missing_layers)},
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def _status_word(status: Status, lang: str) -> str:
+    return render(Message(f"status.{status.value}"), lang)
 
 
 def to_csv(report: Report) -> str:
