@@ -1,8 +1,10 @@
-"""The pytest plugin that collects the suites, and the loop that turns a run into scored results.
+"""What the suites' collected tests are worth, and the loop that turns a run into scored results.
 
-pytest collects the suite files once per process (``sessions.py``): it imports them with its
-assertion rewriting, applies ``-k`` and reads the marks. Each submission's run then calls the
-collected test functions directly, with the fixtures of :mod:`grader.discovery` built for it:
+The suite files are collected once per process (``sessions.py``): by the grader itself
+(``collection.py``), or by a pytest session with this plugin when ``-k`` selects tests; either
+way :meth:`GradingPlugin.pytest_collection_modifyitems` reads each test's marks and fixtures.
+Each submission's run then calls the collected test functions directly, with the fixtures of
+:mod:`grader.discovery` built for it:
 pytest's run-test protocol (hooks, fixture requests, a report per phase) cost about 0.09 s of
 the trusted process's CPU a submission, as much as a whole untouched notebook's tests.
 
@@ -24,7 +26,9 @@ import inspect
 import re
 import time
 import traceback
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
 import pytest
 
@@ -41,7 +45,20 @@ OUTPUT_SHOWN = 4000  # characters of student print output kept per public test
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
-def _key(item: pytest.Item) -> str:
+class TestItem(Protocol):
+    """A collected test as the plugin reads it: pytest's ``Function``, or the grader's own
+    :class:`~grader.collection.Collected`."""
+
+    @property
+    def path(self) -> Path: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def obj(self) -> Any: ...
+    def iter_markers(self, name: str) -> Iterator[Any]: ...
+
+
+def _key(item: TestItem) -> str:
     """A unique test id (pytest's nodeid is not unique for files outside its rootdir, which
     is where the suites are, and a public and a hidden test may share a name)."""
     return f"{item.path}::{item.name}"
@@ -105,7 +122,7 @@ class GradingPlugin:
         if report.failed:
             self.grader_faults.append(f"collecting {report.nodeid} failed:\n{report.longreprtext[-3000:]}")
 
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+    def pytest_collection_modifyitems(self, items: Sequence[TestItem]) -> None:
         for item in items:
             path = Path(str(item.path)).resolve()
             exercise = path.stem.removeprefix("test_")
@@ -116,18 +133,18 @@ class GradingPlugin:
             name = f"{exercise}/{visibility.value}/{item.name}"
             fixtures = _fixtures(function)
             unknown = [f for f in fixtures if f not in discovery.FIXTURES]
-            if not isinstance(item, pytest.Function) or unknown:
+            if not callable(function) or unknown:
                 self.grader_faults.append(f"{_key(item)}: not a test function of ours (fixtures {unknown})")
             self.meta[_key(item)] = _Meta(name, exercise, description, visibility, points, fixtures)
 
-    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+    def pytest_deselected(self, items: Sequence[TestItem]) -> None:
         """Tests left out by ``-k`` are not in the report at all: it shows what was selected."""
         for item in items:
             self.meta.pop(_key(item), None)
 
     # -- running -----------------------------------------------------------------------------
 
-    def run_test(self, item: pytest.Function) -> None:
+    def run_test(self, item: TestItem) -> None:
         """Run one collected test on the current submission and record its result."""
         key = _key(item)
         meta = self.meta[key]

@@ -1,12 +1,14 @@
 """The suites, collected once per process and run again for each submission.
 
 A fresh ``pytest.main`` per grading imports and collects every suite file again, which cost
-more than a third of the trusted side's time per submission in a pool process. Here a pytest
-session is configured and collected once per process (per set of suite files, ``-k`` expression
-and their modification times), and for each submission the one plugin of the session,
+more than a third of the trusted side's time per submission in a pool process. Here the suites
+are collected once per process (per set of suite files, ``-k`` expression and their
+modification times), and for each submission the one plugin of the session,
 :class:`~grader.plugin.GradingPlugin`, calls its collected test functions again with that
 submission's proxy as their ``student`` fixture.
 
+Without ``-k`` the grader collects the files itself (``collection.py``: a tenth of the time). A
+``-k`` expression is pytest's to read: then a pytest session is configured and collected.
 pytest has no public API to keep a session open between runs; ``_prepareconfig`` and
 ``_do_configure`` are the two steps ``pytest.main`` takes before it collects (``wrap_session``).
 """
@@ -27,9 +29,9 @@ import pytest
 from _pytest.assertion.rewrite import assertstate_key
 from _pytest.config import _prepareconfig
 
-from grader import course
+from grader import collection, course
 from grader.faults import GraderFault
-from grader.plugin import GradingPlugin
+from grader.plugin import GradingPlugin, TestItem
 from grader.proxy import StudentProxy
 from grader.reference import AnswerFile, Reference
 
@@ -109,20 +111,31 @@ class SuiteSession:
     def __init__(self, files: list[Path], hidden: set[Path], select: str | None, scratch: Path) -> None:
         self.plugin = GradingPlugin(None, None, hidden)
         _forget_modules(files)
-        with quiet():
-            self.config = _prepareconfig(pytest_args(files, scratch, select), plugins=[self.plugin])
-            self.session = pytest.Session.from_config(self.config)
-            self.config._do_configure()
-            self.config.hook.pytest_sessionstart(session=self.session)
-            self.config.hook.pytest_collection(session=self.session)
-        _drop_rewrite_hook(self.config)
+        self.items = self._collected(files, scratch, select) if select else self._imported(files)
         if self.plugin.grader_faults:
             raise GraderFault(self.plugin.grader_faults[0])
-        self.items = [item for item in self.session.items if isinstance(item, pytest.Function)]
         if not self.items:
             raise GraderFault("no test was collected from the suites")
         self.broken = False
         """A run stopped half-way (a grader fault): its state is not to be reused."""
+
+    def _imported(self, files: list[Path]) -> list[TestItem]:
+        """The suites' tests as the grader collects them itself (``collection.py``)."""
+        items, faults = collection.collect(files)
+        self.plugin.grader_faults += faults
+        self.plugin.pytest_collection_modifyitems(items)
+        return list(items)
+
+    def _collected(self, files: list[Path], scratch: Path, select: str) -> list[TestItem]:
+        """The suites' tests that a ``-k`` expression selects, collected by a pytest session."""
+        with quiet():
+            config = _prepareconfig(pytest_args(files, scratch, select), plugins=[self.plugin])
+            session = pytest.Session.from_config(config)
+            config._do_configure()
+            config.hook.pytest_sessionstart(session=session)
+            config.hook.pytest_collection(session=session)
+        _drop_rewrite_hook(config)
+        return [item for item in session.items if isinstance(item, pytest.Function)]
 
     def run(self, proxy: StudentProxy, reference: Reference | None) -> GradingPlugin:
         """Every collected test on ``proxy``'s submission; the plugin holds the results.

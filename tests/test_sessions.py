@@ -214,3 +214,37 @@ def test_a_suite_asking_for_a_fixture_we_do_not_make_is_a_grader_fault(tmp_path)
         assert "tmp_path" in str(fault)
     else:
         raise AssertionError("a test that cannot be given its fixtures was collected")
+
+
+def test_the_graders_own_collection_finds_what_pytest_collects(tmp_path):
+    """Without -k the suites are collected without a pytest session (collection.py): the same
+    tests, in the same order, with the same points, fixtures and visibility as pytest's."""
+    from grader.runner import FINAL, _suite_files
+
+    files, hidden = _suite_files(FINAL)
+    extra = tmp_path / "test_marked.py"
+    extra.write_text(
+        "import pytest\n\npytestmark = pytest.mark.points(2)\n\n\n"
+        "def test_module_points(student):\n    pass\n\n\n"
+        "@pytest.mark.points(5)\ndef test_own_points(student, rng):\n    pass\n\n\n"
+        "def helper_not_a_test(student):\n    pass\n"
+    )
+    files = [*files, extra]
+    own = sessions.SuiteSession(files, hidden, None, tmp_path)
+    by_pytest = sessions.SuiteSession(files, hidden, "test_", tmp_path)  # -k: a pytest session
+    assert list(own.plugin.meta.items()) == list(by_pytest.plugin.meta.items())
+    assert len(own.items) == len(by_pytest.items) > 150
+    points = {meta.name.rsplit("/", 1)[-1]: meta.points for meta in own.plugin.meta.values()}
+    assert points["test_module_points"] == 2 and points["test_own_points"] == 5
+
+
+def test_a_suite_that_fails_to_import_is_a_grader_fault_naming_it(tmp_path):
+    suite = tmp_path / "test_broken_import.py"
+    suite.write_text("import no_such_module_here\n\n\ndef test_one(student):\n    pass\n")
+    for select in (None, "one"):
+        try:
+            sessions.SuiteSession([suite], {suite}, select, tmp_path)
+        except GraderFault as fault:
+            assert "test_broken_import.py" in str(fault) and "no_such_module_here" in str(fault)
+        else:
+            raise AssertionError("a suite that cannot be imported was collected")
