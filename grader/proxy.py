@@ -12,7 +12,6 @@ a module that failed to import is not imported again, and a function that timed 
 
 from __future__ import annotations
 
-import copy
 import re
 import signal
 import time
@@ -37,7 +36,7 @@ from grader.faults import (
 )
 from grader.messages import Message
 from grader.notebook import CodeCell
-from grader.reference import call_key
+from grader.reference import call_key, fresh_copy
 from grader.sandbox import answers
 from grader.sandbox.answers import SublayerRecord
 from grader.sandbox.client import NotebookStopped, Reply, ReplyKind
@@ -253,7 +252,7 @@ class StudentProxy:
         self._spent += time.monotonic() - start - reply.first_start_seconds
         result = self._interpret(function, module, reply, seconds, args, kwargs)
         if key is not None and self.last_call is not None and _small(result):
-            self._answered[key] = (copy.deepcopy(result), self.last_call)
+            self._answered[key] = (fresh_copy(result), self.last_call)
         return result
 
     def _answered_again(self, key: bytes) -> Any:
@@ -263,7 +262,7 @@ class StudentProxy:
         self.answers += 1
         if record.stdout.strip():
             self.output.append(record.stdout)
-        return copy.deepcopy(result)
+        return fresh_copy(result)
 
     def _interpret(
         self, function: str, module: str, reply: Reply, seconds: float, args: list[Any], kwargs: dict[str, Any]

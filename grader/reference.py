@@ -116,9 +116,10 @@ _IMMUTABLE = frozenset({type(None), bool, int, float, complex, str, bytes})
 
 
 def fresh_copy(value: Any) -> Any:
-    """A copy of a reference answer that a test may change freely: ``copy.deepcopy`` for what
-    the reference returns (arrays, numbers, strings, and lists, tuples and dicts of them) at a
-    fraction of its cost; anything else through ``deepcopy`` itself."""
+    """A copy that its user may change freely: ``copy.deepcopy`` for plain data (arrays,
+    numbers, strings, and lists, tuples and dicts of them: a reference answer, a student's answer
+    as the wire decodes it, a config) at a fraction of its cost; anything else through
+    ``deepcopy`` itself."""
     kind = type(value)
     if kind in _IMMUTABLE or isinstance(value, np.generic):
         return value

@@ -6,7 +6,6 @@ published fact about a family, which is then written out. Configs come from the 
 test names, in a comment, the mistake it is there to catch.
 """
 
-import copy
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -16,7 +15,7 @@ import pytest
 from grader.checks import expect_keys, expect_note, expect_raises, expect_value, file_arg
 from grader.course import solutions_dir
 from grader.proxy import StudentProxy
-from grader.reference import Reference
+from grader.reference import Reference, fresh_copy
 
 KEYS = (
     "model_type",
@@ -500,14 +499,14 @@ def bank(name: str) -> dict[str, Any]:
 
 def without(config: dict[str, Any], key: str) -> dict[str, Any]:
     """variant: a published config with one key removed."""
-    config = copy.deepcopy(config)
+    config = fresh_copy(config)
     config.pop(key)
     return config
 
 
 def with_values(config: dict[str, Any], **values: Any) -> dict[str, Any]:
     """variant: a published config with some values changed."""
-    return {**copy.deepcopy(config), **values}
+    return {**fresh_copy(config), **values}
 
 
 LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "num_decoder_layers")
@@ -518,7 +517,7 @@ EPS_KEYS = ("rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_epsilo
 def resized(config: dict[str, Any]) -> dict[str, Any]:
     """variant: another model of the same family (more layers, a wider stream, another eps),
     so that an answer remembered for one published config is not right for it."""
-    config = copy.deepcopy(config)
+    config = fresh_copy(config)
     inner = config.get("text_config")
     for part in ([inner] if isinstance(inner, dict) else []) + [config]:
         for key in LAYER_KEYS:
@@ -823,7 +822,7 @@ def flat_qwen3_5_text() -> list[dict[str, Any]]:
     """variant: the language model of the bank's Qwen3.5 config saved on its own (its
     text_config as the whole config), as the dense and the MoE text family."""
     inner = resized(bank("qwen3.8-27b.json"))["text_config"]
-    return [{**copy.deepcopy(inner), "model_type": kind} for kind in ("qwen3_5_text", "qwen3_5_moe_text")]
+    return [{**fresh_copy(inner), "model_type": kind} for kind in ("qwen3_5_text", "qwen3_5_moe_text")]
 
 
 @pytest.mark.points(1)
@@ -1063,7 +1062,7 @@ def _every_family_without_eps() -> list[dict[str, Any]]:
         *({key: value for key, value in c.items() if key != "rms_norm_eps"} for c in flat_qwen3_5_text()),
     ]
     for wrapper in (bank("qwen3.8-27b.json"), qwen3_5_moe()):
-        nested = copy.deepcopy(wrapper)
+        nested = fresh_copy(wrapper)
         nested.pop("rms_norm_eps", None)
         nested["text_config"].pop("rms_norm_eps", None)
         flat.append(nested)
