@@ -7,11 +7,13 @@ parameters) and a reporter renders it in the reader's language. The catalog live
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
+
+from grader.datafiles import load_toml
 
 LANGUAGES = ("en", "pt-BR")
 DEFAULT_LANGUAGE = "en"
@@ -34,8 +36,7 @@ class Message:
 @cache
 def catalog() -> dict[str, dict[str, str]]:
     """The catalog: ``{message id: {language: template}}``."""
-    text = resources.files("grader").joinpath("messages.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return load_toml(Path(str(resources.files("grader").joinpath("messages.toml"))))
 
 
 def normalize_language(lang: str | None) -> str:
@@ -94,7 +95,7 @@ def descriptions() -> dict[str, dict[str, str]]:
     from grader import questions  # the auto-graded parts of the questions: their prompts
 
     path = resources.files("grader").joinpath("descriptions.toml")
-    tests = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    tests = load_toml(Path(str(path))) if path.is_file() else {}
     return {**questions.descriptions(), **tests}
 
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import textwrap
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from grader import course
+from grader.datafiles import load_toml
 
 BANK_FILE = "questions.toml"
 PUBLIC_FILE = "questions_public.json"
@@ -282,7 +282,7 @@ def load() -> Bank:
     """The full bank where the grader has it, else the public bank of a student's copy."""
     full = course.PACKAGE / BANK_FILE
     if full.is_file():
-        return parse(tomllib.loads(full.read_text(encoding="utf-8")), hidden=True)
+        return parse(load_toml(full), hidden=True)
     public = course.PACKAGE / PUBLIC_FILE
     if public.is_file():
         return parse(json.loads(public.read_text(encoding="utf-8")), hidden=False)
