@@ -92,8 +92,13 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
     return Answers(_folded(_as_written(values, text)), where, note=note)
 
 
-_TOML_COMMA_NUMBER = re.compile(r"^([ \t]*[A-Za-z0-9_-]+[ \t]*=[ \t]*)([+-]?\d+(?:\.\d{3})*,\d+)([ \t]*(?:#.*)?)$")
-"""``b = 3,54``: a number with a decimal comma, as pt-BR writes it, where TOML wants a point."""
+_TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_TOML_COMMA_NUMBER = re.compile(
+    rf"^([ \t]*{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*=[ \t]*)"
+    r"([+-]?[ \t]*\d+(?:\.\d{3})*,\d+(?:[eE][+-]?\d+)?\.?)([ \t]*(?:#.*)?)$"
+)
+"""``b = 3,54`` (also ``q6.b = 0,302``, ``b = 1,0e-6``, ``b = - 1,22``): a number with a decimal
+comma, as pt-BR writes it, where TOML wants a point."""
 
 
 def _toml(text: str) -> tuple[dict[str, Any], list[int]]:
@@ -111,12 +116,17 @@ def _toml(text: str) -> tuple[dict[str, Any], list[int]]:
 
 
 def _commas_quoted(text: str) -> tuple[str, list[int]]:
+    """The text with such numbers in quotes, and their lines; a line inside a multi-line string
+    (a written answer) is the student's text and stays as it is."""
     lines = text.split("\n")
-    quoted = []
+    quoted, inside = [], ""
     for index, line in enumerate(lines):
-        if found := _TOML_COMMA_NUMBER.match(line.rstrip("\r")):
+        if not inside and (found := _TOML_COMMA_NUMBER.match(line.rstrip("\r"))):
             lines[index] = f'{found[1]}"{found[2]}"{found[3]}'
             quoted.append(index + 1)
+        for delimiter in ('"""', "'''"):
+            if (not inside or inside == delimiter) and line.count(delimiter) % 2:
+                inside = "" if inside else delimiter
     return "\n".join(lines), quoted
 
 
@@ -561,23 +571,26 @@ def _plain(text: str) -> str:
 
 
 def _number_text(value: str) -> str:
-    """A number's text without what only typesets it (a typeset minus sign, a leading "~" or
-    "about", a final full stop) or names what it counts ("64 updates", "-0.5774 (rounded)").
-    Words that scale the number ("64 thousand", "6 dezenas") stay, and leave it unread (red
-    team 41 and trial 47: read as 64 and 6)."""
-    text = APPROXIMATELY.sub("", _plain(value).strip().replace("\u2212", "-"))
-    text = FULL_STOP.sub("", SIGN_APART.sub(r"\1", text))
+    """A number's text without what only typesets it (a typeset minus sign or dash, a leading
+    "~" or "about", a final full stop) or names what it counts ("64 updates", "-0.5774
+    (rounded)"). Any other word after the number ("64 thousand", "6 dezenas", "6 or seven", "64
+    per layer") leaves it unread: a word may change the number in ways no list of such words
+    foresees (red team 41, trials 47 and 48), and ``normlab check`` names an unread answer
+    before the hand-in, where a misread one would lose its point in silence."""
+    text = _plain(value).strip().translate(MINUS_SIGNS)
+    text = FULL_STOP.sub("", SIGN_APART.sub(r"\1", APPROXIMATELY.sub("", text)))
     words = WORDS_AFTER.search(text)
-    if words is not None and not _changes_the_number(re.findall(r"[^\W\d_]+", words.group().lower())):
+    if words is not None and _only_names(re.findall(r"[^\W\d]+", words.group().lower())):
         text = text[: words.start()]
     return text
 
 
-def _changes_the_number(words: list[str]) -> bool:
-    """Whether words after a number change what it is: scale it, negate it or add to it."""
-    if words[:1] and words[0] in FIRST_WORD_SCALES:  # "6 e meio", "6 x"; "atenção e FFN" is a remark
-        return True
-    return any(word in SCALE_WORDS or word.startswith(SCALE_STEMS) for word in words)
+def _only_names(words: list[str]) -> bool:
+    """Whether words after a number only name what it counts or remark on it: the lesson's
+    nouns, "rounded", a config key; "e"/"and" between them ("atenção e FFN"), not first."""
+    if not words or words[0] in ("e", "and"):
+        return False
+    return all(word in REMARK_WORDS or ("_" in word and word.strip("_")) for word in words)
 
 
 def _power_of_ten(text: str) -> float | None:
@@ -606,22 +619,27 @@ WORDS_AFTER = re.compile(
 )
 """Words after a number (letters, and underscores for a config key): what it counts, or a
 remark. Another number among them leaves the answer unread ("64 or 65")."""
-SCALE_WORDS = frozenset(
-    "percent cent pct cento porcento hundred hundreds thousand thousands million millions billion "
-    "billions trillion k m b g mil milhar milhares milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes "
-    "cem centena centenas times vezes ten tens dez dezena dezenas dozen dozens dúzia dúzias duzia duzias "
-    "µ μ half meio meia quarter quarters quarto quartos third thirds terço terços terco tercos "
-    "minus menos plus mais over sobre twice double dobro triple triplo squared cubed quadrado cubo "
-    "elevado raised power potência potencia".split()
+REMARK_WORDS = frozenset(
+    """
+    update updates parameter parameters param params norm norms normalization normalizations
+    token tokens layer layers sublayer sublayers block blocks bit bits byte bytes flop flops op ops
+    operation operations step steps channel channels dimension dimensions dim dims element elements
+    value values head heads residual residuals addition additions add adds sum sums call calls
+    weight weights entry entries position positions row rows column columns rounded approx
+    approximately exactly total in the of from config model stack stream attention ffn mlp and
+    atualização atualizações atualizacao atualizacoes parâmetro parâmetros parametro parametros
+    norma normas normalização normalizações normalizacao normalizacoes camada camadas subcamada
+    subcamadas bloco blocos operação operações operacao operacoes passo passos canal canais
+    dimensão dimensões dimensao dimensoes elemento elementos valor valores cabeça cabeças cabeca
+    cabecas soma somas adição adições adicao adicoes chamada chamadas peso pesos posição posições
+    posicao posicoes linha linhas coluna colunas arredondado arredondada aprox aproximadamente
+    exatamente no na em de da do das dos o a os as modelo pilha atenção atencao e
+    """.split()
 )
-"""Words that change what the number is ("64 thousand", "6 dezenas", "1,22 negativo")."""
-SCALE_STEMS = tuple(
-    "hundred thousand million billion trillion tenth dozen percent porcent milion bilion trilion milésim "
-    "milesim centésim centesim décim decim micro nano milli mili kilo quilo mega giga negativ".split()
-)
-"""Beginnings of such words in their other forms ("hundredths", "milionésimo", "negativa")."""
-FIRST_WORD_SCALES = frozenset({"e", "x", "and"})
-"""Words that change the number only right after it: "6 e meio", "6 and a half", "6 x"."""
+"""Words that may follow a number without changing it: what the lesson's answers count, and
+remarks on rounding or where a value comes from. Any other word leaves the answer unread."""
+MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2212", "-"))
+"""Dashes typed for a minus sign (a word processor's "–1,22")."""
 BOTH_SEPARATORS = re.compile(r"[+-]?[1-9]\d{0,2}(?:(?P<group>[.,])\d{3})(?:(?P=group)\d{3})*(?!(?P=group))[.,]\d+")
 """Thousands grouped and a decimal part, with the other separator: "266.240,0" and "266,240.0"
 are one number to every reader."""
@@ -634,10 +652,12 @@ SPACE_GROUPED = re.compile(r"[+-]?\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?:[.,]\d+)?")
 
 
 OPTION_WORDS = re.compile(
-    r"^(?:letras?|alternativas?|op[çc](?:ão|ao|ões|oes)|options?|letters?|answers?|respostas?)\b\s*:?\s*",
+    r"\b(?:letras?|alternativas?|op[çc](?:ão|ao|ões|oes)|options?|letters?|answers?|respostas?)\b\s*:?\s*",
     re.IGNORECASE,
 )
-""""letra B", "alternativas a, c", "option b": words that only introduce the letters."""
+""""letra B", "alternativas a, c", "option a and option c": words that only introduce letters."""
+E_BETWEEN_LETTERS = r"(?<=\w)\s+e\s+(?=\w)"
+"""Portuguese "e" (and) between two letters, "a e c"; "a, c, e" ends with an e that is ticked."""
 
 
 def _letters(value: Any, several: bool = False, options: tuple[str, ...] = ()) -> list[str] | None:
@@ -650,7 +670,7 @@ def _letters(value: Any, several: bool = False, options: tuple[str, ...] = ()) -
         return None
     items = [OPTION_WORDS.sub("", _plain(v).strip()) for v in items]
     if several:  # ["a, c"] too: a list of one string that lists them
-        joiners = r"[,;&\s]+|\band\b" + ("" if "e" in options else r"|\be\b")
+        joiners = ("" if "e" in options else E_BETWEEN_LETTERS + "|") + r"[,;&\s]+|\band\b"
         items = [piece for v in items for piece in re.split(joiners, v) if piece]
     # "b", "B", "b)", "(b)" and "b." all mean option b.
     return sorted({v.strip().lower().strip("().") for v in items})

@@ -983,7 +983,7 @@ def _part(qid, pid):
         ("q9", "a", "266.240,0"),  # thousands and decimals, pt-BR
         ("q9", "a", "266,240.0"),  # and English
         ("q5", "b", "1e-6 (rms_norm_eps da config)"),
-        ("q4", "b", "128 normas, uma por subcamada"),
+        ("q3", "b", "\u20131,2247"),  # an en dash typed for the minus
     ],
 )
 def test_a_brazilian_students_natural_number_counts(qid, pid, given):
@@ -1012,6 +1012,25 @@ def test_a_brazilian_students_natural_number_counts(qid, pid, given):
         "6 x",
         "0,3 mil",
         "64 hundredths",
+        # trial 48: a second number in words, a rate, a bound, words no list of scaling words had
+        "6, sete",
+        "64 ou sessenta e cinco",
+        "6 or seven",
+        "64 per layer",
+        "64 por camada",
+        "128 normas, uma por subcamada",
+        "6 per mille",
+        "64 doubled",
+        "6 pares",
+        "6 mi",
+        "6 Tausend",
+        "1,51 abaixo de zero",
+        "6 \u00bd",
+        "64 \u00b2",
+        "6 \u4e07",
+        "6 or more",
+        "6 no m\u00e1ximo",
+        "6 e",
     ],
 )
 def test_a_word_that_changes_the_number_leaves_it_unread_in_either_language(given):
@@ -1033,6 +1052,12 @@ def test_fullwidth_letters_and_option_words_name_the_option():
     assert verification.judge(several, "a e c") == verification.judge(several, "a, c")
     assert verification.judge(several, "a, c e d") == verification.judge(several, "a, c, d")
     assert verification._letters("a e c", True, ("a", "b", "c", "d", "e")) == ["a", "c", "e"]  # e is an option
+    # trial 48: an "e" that is ticked, not joining, is no option here; option words before each letter
+    for written in ("a, c, e", "a & c & e", "e"):
+        assert verification.form_problem(several, written) is not None, written
+    for written in ("letra a e letra c", "alternativa a, alternativa c", "option a and option c"):
+        assert verification.judge(several, written) == verification.judge(several, "a, c"), written
+    assert verification.judge(single, "resposta: letra b") == verification.judge(single, "b")
 
 
 def test_numbers_with_a_decimal_comma_left_out_of_quotes_are_read_with_a_note():
@@ -1045,6 +1070,15 @@ def test_numbers_with_a_decimal_comma_left_out_of_quotes_are_read_with_a_note():
     broken = verification.from_toml(b'[q1]\nb = 3,54\nc = "open\nd = 1\n')
     assert broken.values == {} and broken.problem is not None and broken.problem.params["line"] == "3"
     assert verification.from_toml(b"[q1]\nb = 3.54\n").note is None
+    # trial 48: other ways of writing the key and the number; a written answer's text untouched
+    for text, value in (
+        (b"[q5]\nb = 1,0e-6\n", "1,0e-6"),
+        (b"[q3]\nb = - 1,22\n", "- 1,22"),
+        (b"q6.b = 0,302\n", "0,302"),
+    ):
+        assert next(iter(verification.from_toml(text).values.values()))["b"] == value
+    kept = verification.from_toml(b'[q7]\nwritten = """\nb = 1,5\n"""\n[q6]\nb = 0,302\n')
+    assert kept.values == {"q7": {"written": "b = 1,5\n"}, "q6": {"b": "0,302"}} and kept.note.params["lines"] == "6"
 
 
 def test_a_notebook_number_written_with_a_decimal_comma_is_read_as_written():
