@@ -20,15 +20,18 @@ from grader.messages import Message, render
 WITHOUT_NORMLAB = "import sys; sys.modules['grader'] = None; import pytest; sys.exit(pytest.main(sys.argv[1:]))"
 
 
-def _pytest(directory, *, normlab=True):
+def _pytest(directory, *, normlab=True, target=None, lang=None):
+    """pytest on the student's folder (or one ``target`` file in it), with normlab's checks or
+    with the plain ones of a kernel without normlab, its messages in ``lang``."""
     runner = ["-m", "pytest"] if normlab else ["-c", WITHOUT_NORMLAB]
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(directory)}
     return subprocess.run(
-        [sys.executable, *runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(directory)],
+        [sys.executable, *runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", target or str(directory)],
         capture_output=True,
         text=True,
         cwd=directory,
         timeout=300,
-        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(directory)},
+        env=env | ({"NORMLAB_LANG": lang} if lang else {}),
     )
 
 
@@ -152,15 +155,7 @@ def test_a_public_tests_own_condition_is_said_in_the_readers_language(tmp_path, 
     body_end = source.index("\ndef ", start + 1)
     probes = "\n    return [np.ones((2, 16), dtype=np.float32)]\n"
     (folder / "porting.py").write_text(source[:signature_end] + probes + source[body_end:])
-    runner = ["-m", "pytest"] if normlab else ["-c", WITHOUT_NORMLAB]
-    out = subprocess.run(
-        [sys.executable, *runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_porting.py"],
-        capture_output=True,
-        text=True,
-        cwd=folder,
-        timeout=300,
-        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(folder), "NORMLAB_LANG": "pt-BR"},
-    )
+    out = _pytest(folder, normlab=normlab, target="test_porting.py", lang="pt-BR")
     assert out.returncode == 1
     text = " ".join(out.stdout.split())
     assert "A probe 0 precisa ser float64 e finita (ela é float32" in text, out.stdout[-3000:]
@@ -185,15 +180,7 @@ def test_a_public_property_that_fails_is_said_in_portuguese(tmp_path, normlab):
             "\n\n_right = shift_response\n\n\ndef shift_response(x, c):\n"
             "    out = _right(x, c)\n    out['layernorm'] = 1.0\n    return out\n"
         )
-    runner = ["-m", "pytest"] if normlab else ["-c", WITHOUT_NORMLAB]
-    out = subprocess.run(
-        [sys.executable, *runner, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_compare.py"],
-        capture_output=True,
-        text=True,
-        cwd=folder,
-        timeout=300,
-        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(folder), "NORMLAB_LANG": "pt-BR"},
-    )
+    out = _pytest(folder, normlab=normlab, target="test_compare.py", lang="pt-BR")
     text = " ".join(out.stdout.split())
     assert out.returncode == 1 and "a saída da LayerNorm mudou com um deslocamento" in text, out.stdout[-3000:]
     assert "moved under a shift" not in text
