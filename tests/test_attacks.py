@@ -142,13 +142,15 @@ class Attack:
 
 
 # A check that fails on a public test may say so with its public wording, and on a hidden test
-# with its guarded one; a public test may also stumble over an answer of the wrong kind.
+# with its guarded one; a public test may also stumble over an answer of the wrong kind, and its
+# own conditions (expected.require) are the catalog's public.* messages, where asserts were.
+PUBLIC_CONDITIONS = {m for m in message_catalog() if m.startswith("public.")}
 EQUIVALENT = {
     "check.shape": {"check.shape_fewer_axes", "check.shape_more_axes", "check.shape_other_sizes"},
     "check.sublayer_calls": {"check.sublayer_calls_hidden"},
     "check.keys": {"check.keys_hidden"},
     "check.non_finite": {"check.non_finite_hidden"},
-    "check.assertion": {"check.public_error"},
+    "check.assertion": {"check.public_error", *PUBLIC_CONDITIONS},
 }
 
 

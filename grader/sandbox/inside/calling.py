@@ -134,19 +134,24 @@ def materialize(node: Any, built: list[callables.Recorded], scratch: str) -> Any
     return node
 
 
-def snapshot(args: list[Any], kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
+def _arrays(args: list[Any], kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
+    """The call's array arguments by name, and the arrays of its dict arguments (``params``)."""
     named = {f"arg{i}": a for i, a in enumerate(args)} | kwargs
     out: dict[str, np.ndarray] = {}
     for name, value in named.items():
         if isinstance(value, np.ndarray):
-            out[name] = value.copy()
+            out[name] = value
         elif isinstance(value, dict):
-            out.update({f"{name}[{k!r}]": v.copy() for k, v in value.items() if isinstance(v, np.ndarray)})
+            out.update({f"{name}[{k!r}]": v for k, v in value.items() if isinstance(v, np.ndarray)})
     return out
 
 
+def snapshot(args: list[Any], kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
+    return {name: array.copy() for name, array in _arrays(args, kwargs).items()}
+
+
 def mutated(before: dict[str, np.ndarray], args: list[Any], kwargs: dict[str, Any]) -> list[str]:
-    after = snapshot(args, kwargs)
+    after = _arrays(args, kwargs)  # compared as they are now: no second copy
     return [
         name
         for name, old in before.items()
