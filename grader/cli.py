@@ -306,16 +306,23 @@ def grade(
     default=None,
     help="Write a zip for courses without nbgrader: stubs, public tests, a checker, README.",
 )
-def release(course_dir: str | None, assignment: str, student_zip: str | None) -> None:
+@click.option(
+    "--lang",
+    default=None,
+    metavar="LANG",
+    help="The course's language, en or pt-BR, for a new course file and the notebook's questions "
+    "(default: NORMLAB_LANG, the locale; an existing course file's own language wins).",
+)
+def release(course_dir: str | None, assignment: str, student_zip: str | None, lang: str | None) -> None:
     """Release the assignment: an nbgrader course directory and/or a student zip."""
     if not course_dir and not student_zip:
         raise UsageExit("give --course-dir, --student-zip or both")
     if course_dir:
         from grader.integrations.nbgrader.release import ReleaseRefused, write_course
 
-        lang = settings_from().lang
+        lang = settings_from(lang=_language(lang)).lang
         try:
-            release = write_course(Path(course_dir), assignment)
+            release = write_course(Path(course_dir), assignment, lang)
         except ReleaseRefused as exc:
             raise UsageExit(render(exc.message, lang)) from exc
         for written in release.paths:

@@ -252,3 +252,27 @@ def test_the_released_course_file_lists_every_items_points_ready_to_uncomment(tm
         text.replace(f"# layernorm = {cells['layernorm-public'] + cells['layernorm-hidden']:g}", "layernorm = 20")
     )
     assert load(environ={}, course_file=course_file).policy == Policy(points={"layernorm": 20})
+
+
+def test_a_portuguese_course_releases_its_questions_in_portuguese(tmp_path):
+    """Trial 49: a pt-BR course's notebook had every question, option and answer hint in
+    English, while its feedback quoted the questions in Portuguese. The questions follow the
+    course file's language; a new course file takes the release's language."""
+    nb = release.build_notebook(lang="pt-BR")
+    text = "\n".join("".join(c["source"]) for c in nb.cells)
+    bank = questions.load()
+    assert bank.questions[0].text["pt-BR"] in text and bank.questions[0].text["en"] not in text
+    assert "Perguntas de verificação" in text and "uma lista de letras" in text
+    assert "Answer the parts above" not in text and "your answers to the auto-graded parts" not in text
+    assert "Answer the parts above" in "\n".join("".join(c["source"]) for c in release.build_notebook().cells)
+    written = release.write_course(tmp_path / "new", lang="pt-BR")
+    assert 'language = "pt-BR"' in (tmp_path / "new" / "normlab.toml").read_text()
+    assert not written.notes
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "normlab.toml").write_text('[grading]\nlanguage = "pt-BR"\n')
+    kept = release.write_course(mine)  # the instructor's file: kept, and its language is the notebook's
+    assert (mine / "normlab.toml").read_text() == '[grading]\nlanguage = "pt-BR"\n'
+    source = (mine / "source" / "normlab" / "lab.ipynb").read_text()
+    assert "Perguntas de verificação" in source
+    assert [n.id for n in kept.notes] == ["release.limits_not_calibrated"]

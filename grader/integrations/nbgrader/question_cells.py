@@ -10,6 +10,7 @@ part's manually graded answer cell, its rubric inside the solution region (sourc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import nbformat
@@ -20,11 +21,85 @@ from grader.questions import Bank, Question
 from grader.report import jinja
 
 KINDS = {
-    "choice": "one letter",
-    "multiple": "a list of letters",
-    "number": "a number",
-    "whole number": "a whole number",
+    "en": {
+        "choice": "one letter",
+        "multiple": "a list of letters",
+        "number": "a number",
+        "whole number": "a whole number",
+    },
+    "pt-BR": {
+        "choice": "uma letra",
+        "multiple": "uma lista de letras",
+        "number": "um número",
+        "whole number": "um número inteiro",
+    },
 }
+PHRASES = {
+    "en": {
+        "intro": "## Verification questions\n\nEach question has parts graded automatically (answer them in "
+        "the code cell under it) and a written part graded by hand: a few sentences, in your own words.",
+        "answer_parts": "Answer the parts above in the code cell below ({name}); they are graded automatically.",
+        "written": "written",
+        "point": "point",
+        "points": "points",
+        "by_hand": "graded by hand; answer in the {cell}.",
+        "after_code": "text cell after the code cell",
+        "below": "text cell below",
+        "comment": "Question {number}: your answers to the auto-graded parts, written as values: they are read,\n"
+        'never run, so 64 counts and 2 * 32 does not. A choice is one letter in quotes ("b"); a multiple\n'
+        'choice a list of letters (["a", "c"]); a number has no quotes (0.25), or quotes with a comma ("0,25").',
+    },
+    "pt-BR": {
+        "intro": "## Perguntas de verificação\n\nCada pergunta tem partes corrigidas automaticamente (responda na "
+        "célula de código abaixo dela) e uma parte escrita corrigida à mão: algumas frases, com as suas palavras.",
+        "answer_parts": "Responda as partes acima na célula de código abaixo ({name}); elas são corrigidas "
+        "automaticamente.",
+        "written": "escrita",
+        "point": "ponto",
+        "points": "pontos",
+        "by_hand": "corrigida à mão; responda na {cell}.",
+        "after_code": "célula de texto depois da célula de código",
+        "below": "célula de texto abaixo",
+        "comment": "Pergunta {number}: as suas respostas às partes corrigidas automaticamente, escritas como\n"
+        "valores: são lidas, nunca executadas, então 64 conta e 2 * 32 não. Uma escolha é uma letra entre\n"
+        'aspas ("b"); uma múltipla escolha, uma lista de letras (["a", "c"]); um número vai sem aspas\n'
+        '(0.25), ou entre aspas com vírgula ("0,25").',
+    },
+}
+"""The release's own words around the bank's questions, in each course language (the exercises'
+text comes from the modules' docstrings, in English)."""
+
+
+@dataclass(frozen=True)
+class Words:
+    """What the question cells say besides the bank's text, in the course's language."""
+
+    lang: str
+
+    @property
+    def kinds(self) -> dict[str, str]:
+        return KINDS[self.lang]
+
+    def _(self, key: str) -> str:
+        return PHRASES[self.lang][key]
+
+    @property
+    def answer_parts(self) -> str:
+        return self._("answer_parts")
+
+    @property
+    def written(self) -> str:
+        return self._("written")
+
+    def points(self, value: float) -> str:
+        return f"{value:g} {self._('point') if value == 1 else self._('points')}"
+
+    def by_hand(self, value: float, after_code: bool) -> str:
+        cell = self._("after_code") if after_code else self._("below")
+        return f"{self.points(value)}, {self._('by_hand').format(cell=cell)}"
+
+    def answers_comment(self, number: int) -> list[str]:
+        return self._("comment").format(number=number).split("\n")
 
 
 def auto_cell_id(qid: str) -> str:
@@ -32,20 +107,24 @@ def auto_cell_id(qid: str) -> str:
     return f"{qid}-auto"
 
 
-def _question_cells(bank: Bank, q: Question, meta: Any, course_policy: Policy) -> list[nbformat.NotebookNode]:
+def _question_cells(
+    bank: Bank, q: Question, meta: Any, course_policy: Policy, words: Words
+) -> list[nbformat.NotebookNode]:
+    lang = words.lang
     text = jinja.render(
         "question.md.j2",
         number=q.number,
         qid=q.id,
-        group=bank.groups[q.group]["en"],
-        text=q.text["en"],
+        group=bank.groups[q.group][lang],
+        text=q.text[lang],
         parts=q.parts,
         written=q.written,
-        kinds=KINDS,
+        lang=lang,
+        words=words,
     )
     cells = [nbformat.v4.new_markdown_cell(text, metadata=meta(f"{q.id}-question", locked=True))]
     if q.parts:
-        answers = jinja.render("answers_cell.py.j2", number=q.number, qid=q.id, parts=q.parts)
+        answers = jinja.render("answers_cell.py.j2", number=q.number, qid=q.id, parts=q.parts, words=words)
         cells.append(nbformat.v4.new_code_cell(answers))
         factor = course_policy.factor(q.id, q.auto_points)
         points = scaled(q.auto_points, factor)
@@ -66,19 +145,14 @@ def _question_cells(bank: Bank, q: Question, meta: Any, course_policy: Policy) -
     return cells
 
 
-def cells(meta: Any, course_policy: Policy) -> list[nbformat.NotebookNode]:
-    """Every question's cells, after an introduction, at the policy's points. ``meta`` builds
-    nbgrader metadata."""
+def cells(meta: Any, course_policy: Policy, lang: str = "en") -> list[nbformat.NotebookNode]:
+    """Every question's cells, after an introduction, at the policy's points, in the course's
+    language. ``meta`` builds nbgrader metadata."""
     bank = questions.load()
-    out = [
-        nbformat.v4.new_markdown_cell(
-            "## Verification questions\n\nEach question has parts graded automatically (answer them in "
-            "the code cell under it) and a written part graded by hand: a few sentences, in your own words.",
-            metadata=meta("questions-intro", locked=True),
-        )
-    ]
+    words = Words(lang if lang in PHRASES else "en")
+    out = [nbformat.v4.new_markdown_cell(words._("intro"), metadata=meta("questions-intro", locked=True))]
     for q in bank.questions:
-        out += _question_cells(bank, q, meta, course_policy)
+        out += _question_cells(bank, q, meta, course_policy, words)
     return out
 
 

@@ -237,10 +237,13 @@ def policy_mismatch(released: Any, course_policy: Policy) -> str | None:
 
 
 def build_notebook(
-    title: str = "Lab: LayerNorm, RMSNorm and residual connections", course_policy: Policy | None = None
+    title: str = "Lab: LayerNorm, RMSNorm and residual connections",
+    course_policy: Policy | None = None,
+    lang: str = "en",
 ) -> Any:
     """The instructor's source notebook (solutions and hidden tests included), its grade cells
-    worth what ``course_policy`` says (default: the suites' own points)."""
+    worth what ``course_policy`` says (default: the suites' own points), its verification
+    questions in the course's language ``lang`` (the exercises' text is the modules' own)."""
     course_policy = course_policy or Policy()
     auto_points = sum(sum(exercise_points(e, course_policy)[1:]) for e in EXERCISES)
     question_auto, manual_points = question_cells.points(course_policy)
@@ -253,14 +256,24 @@ def build_notebook(
     ]
     for number, exercise in enumerate(EXERCISES, start=1):
         cells += _exercise_cells(number, exercise, course_policy)
-    cells += question_cells.cells(_meta, course_policy)
+    cells += question_cells.cells(_meta, course_policy, lang)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     return nb
 
 
-def _course_file_text() -> str:
+def _course_language(course_file: Path, lang: str) -> str:
+    """The language the course file names (``[grading] language``), else ``lang``."""
+    from grader.settings import SettingsError, load
+
+    try:
+        return load({}, course_file=course_file).lang  # the file's word, not this shell's variables
+    except SettingsError:  # said when the course is graded; the release goes on in ``lang``
+        return lang
+
+
+def _course_file_text(lang: str = "en") -> str:
     """The course file, its limits calibrated on the reference (the defaults if it cannot be
     graded here, with the reason)."""
     from grader import calibration as cal
@@ -280,7 +293,7 @@ def _course_file_text() -> str:
         defaults = Limits()
         values |= {"calibration": None, "reason": " ".join(str(exc)[:200].split())}
         values |= {"call_seconds": defaults.call_seconds, "submission_seconds": defaults.submission_seconds}
-    return jinja.render("normlab.toml.j2", **values, **_default_points()).rstrip("\n") + "\n"
+    return jinja.render("normlab.toml.j2", **values, **_default_points(), lang=lang).rstrip("\n") + "\n"
 
 
 def _default_points() -> dict[str, list[tuple[str, float]]]:
@@ -352,9 +365,10 @@ def _check_source(source: Path, assignment: str) -> None:
             raise ReleaseRefused(Message("release.not_ours", {"assignment": assignment, "notebook": notebook.name}))
 
 
-def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> Written:
+def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT, lang: str = "en") -> Written:
     """Write (or refresh) the nbgrader course files for ``assignment`` in a new or existing
-    course; raises :class:`ReleaseRefused` before writing anything it would destroy."""
+    course; raises :class:`ReleaseRefused` before writing anything it would destroy. A new
+    course file says ``lang``; the notebook's questions are in the course file's language."""
     course_dir = course_dir.resolve()
     source = course_dir / "source" / assignment
     _check_source(source, assignment)
@@ -372,15 +386,18 @@ def write_course(course_dir: Path, assignment: str = DEFAULT_ASSIGNMENT) -> Writ
     source.mkdir(parents=True, exist_ok=True)
     course_file = course_dir / COURSE_FILE
     if not course_file.exists():  # the instructor's own settings are never overwritten
-        course_file.write_text(_course_file_text(), encoding="utf-8")
+        course_file.write_text(_course_file_text(lang), encoding="utf-8")
         written.append(course_file)
+    elif "[limits]" not in course_file.read_text(encoding="utf-8"):
+        notes.append(Message("release.limits_not_calibrated", {"path": str(course_file)}))
     try:
         course_policy = policy.from_course_file(course_file)
     except (PolicyError, ValueError) as exc:  # a TOML error is a ValueError
         reason = {"path": str(course_file), "reason": str(exc)}
         raise ReleaseRefused(Message("release.policy_invalid", reason)) from None
     notebook = source / f"{NOTEBOOK}.ipynb"
-    nbformat.write(build_notebook(course_policy=course_policy), str(notebook))
+    language = _course_language(course_file, lang)
+    nbformat.write(build_notebook(course_policy=course_policy, lang=language), str(notebook))
     written.append(notebook)
     bank = source / "configs"
     if bank.exists():
