@@ -151,11 +151,32 @@ class PlainFailure(AssertionError):
     """A public check failed; the message says how."""
 
 
+_course_language: str | None = None
+"""The course's language, as the released notebook's setup cell gives it to :func:`run_public`."""
+
+
 def reader_language() -> str:
-    """The language of a plain-pytest reader, from their locale: this module is shipped alone as
-    ``normlab_public.py``, where normlab's settings do not exist."""
-    tag = os.environ.get("NORMLAB_LANG") or os.environ.get("LANG") or ""
+    """The reader's language: ``NORMLAB_LANG``, else the course's (a released notebook says it),
+    else the locale as POSIX reads it (``LC_ALL``, ``LC_MESSAGES``, ``LANG``). This module is
+    shipped alone as ``normlab_public.py``, where normlab's settings do not exist."""
+    environ = os.environ
+    tag = environ.get("NORMLAB_LANG") or _course_language
+    tag = tag or environ.get("LC_ALL") or environ.get("LC_MESSAGES") or environ.get("LANG") or ""
     return "pt-BR" if tag.lower().startswith("pt") else "en"
+
+
+WORDS = {
+    "en": {
+        "not_implemented": "NotImplementedError: a function this test calls is not implemented yet (it still raises).",
+        "failed": "{failed} of {total} public tests failed:",
+    },
+    "pt-BR": {
+        "not_implemented": "NotImplementedError: uma função que este teste chama ainda não foi implementada "
+        "(ela ainda lança a exceção).",
+        "failed": "{failed} de {total} testes públicos falharam:",
+    },
+}
+"""What the kernel's public runner says itself, in each language (no catalog where it is shipped alone)."""
 
 
 class PlainExpected:
@@ -305,21 +326,30 @@ def _failure_text(exc: BaseException) -> str:
         except ImportError:
             pass
     if isinstance(exc, NotImplementedError) and not str(exc).strip():
-        return "NotImplementedError: a function this test calls is not implemented yet (it still raises)."
+        return WORDS[reader_language()]["not_implemented"]
     return f"{type(exc).__name__}: {str(exc).strip()}"
 
 
-def run_public(tests: list[Callable[..., None]], namespace: dict[str, Any], folder: Path | None = None) -> float:
+def _description(test: Callable[..., None], answers: dict[str, Any]) -> str:
+    """The test's docstring on one line, in the reader's language where it is translated."""
+    english = " ".join((test.__doc__ or test.__name__).split())
+    translated = answers.get("descriptions", {}).get(test.__name__, {}).get(reader_language())
+    return str(translated or english)
+
+
+def run_public(
+    tests: list[Callable[..., None]], namespace: dict[str, Any], folder: Path | None = None, lang: str | None = None
+) -> float:
     """Run public tests on the functions defined in ``namespace`` (a notebook's globals), print
-    one line each, and return the points earned (one per test)."""
-    fixtures = {
-        "student": Functions(namespace.get),
-        "sublayer": Sublayer,
-        "expected": expected_here(Path.cwd() if folder is None else folder),
-    }
+    one line each, and return the points earned (one per test). ``lang``: the course's language."""
+    global _course_language
+    _course_language = lang or _course_language
+    folder = Path.cwd() if folder is None else folder
+    fixtures = {"student": Functions(namespace.get), "sublayer": Sublayer, "expected": expected_here(folder)}
+    answers = read_answers(folder)
     earned, failures = 0, []
     for test in tests:
-        doc = " ".join((test.__doc__ or test.__name__).split())
+        doc = _description(test, answers)
         try:
             # A warning printed to stderr would make nbgrader give the whole cell zero.
             with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
@@ -340,4 +370,5 @@ def _tell_validate(failures: list[str], total: int) -> None:
     stderr: validate shows a failing cell's stderr as its error, where it would otherwise say
     only "Partial credit". Never while grading, where stderr would zero the cell."""
     if failures and os.environ.get("NBGRADER_EXECUTION") == "validate":
-        print(f"{len(failures)} of {total} public tests failed:\n" + "\n".join(failures), file=sys.stderr)
+        said = WORDS[reader_language()]["failed"].format(failed=len(failures), total=total)
+        print(said + "\n" + "\n".join(failures), file=sys.stderr)

@@ -22,7 +22,7 @@ from typing import Any
 
 from grader import checks, expected, public
 from grader.faults import GraderFault
-from grader.messages import LANGUAGES, catalog
+from grader.messages import LANGUAGES, catalog, descriptions
 from grader.reference import Reference
 
 
@@ -107,5 +107,11 @@ def answers_json(solutions: Path) -> bytes:
     texts = {hint: {lang: catalog()[hint].get(lang, catalog()[hint]["en"]) for lang in LANGUAGES} for hint in used}
     # The public tests' own conditions (expected.require), for the plain checks too.
     own = {k: {la: t.get(la, t["en"]) for la in LANGUAGES} for k, t in catalog().items() if k.startswith("public.")}
-    data = {"calls": calls, "hints": texts, "messages": own}
+    # The public tests' descriptions in the other languages, by test name (the docstring is English).
+    described = {
+        name.rsplit("/", 1)[-1]: {la: t[la] for la in LANGUAGES if la in t}
+        for name, t in descriptions().items()
+        if "/public/" in name
+    }
+    data = {"calls": calls, "hints": texts, "messages": own, "descriptions": described}
     return (json.dumps(data, sort_keys=True, indent=1) + "\n").encode("utf-8")

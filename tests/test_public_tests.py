@@ -81,8 +81,10 @@ def test_every_public_check_was_recorded_for_public_inputs_only():
     """answers.json holds one entry per distinct public call; nothing else (no hidden input
     could reach it: it is recorded by running the public tests, see recording.py)."""
     answers = json.loads((course.exercises_dir() / "answers.json").read_text())
-    assert set(answers) == {"calls", "hints", "messages"}
+    assert set(answers) == {"calls", "hints", "messages", "descriptions"}
     assert all(name.startswith("public.") for name in answers["messages"])  # the tests' own, nothing else
+    public_tests = set(re.findall(r"^def (test_\w+)", "".join(p.read_text() for p in course.public_tests()), re.M))
+    assert set(answers["descriptions"]) == public_tests  # the public tests' descriptions, no hidden one's
     functions = {entry["function"] for entry in answers["calls"].values()}
     assert functions <= set(MODULE_OF)
     checked = "".join(p.read_text() for p in course.public_tests())
@@ -184,3 +186,29 @@ def test_a_public_property_that_fails_is_said_in_portuguese(tmp_path, normlab):
     text = " ".join(out.stdout.split())
     assert out.returncode == 1 and "a saída da LayerNorm mudou com um deslocamento" in text, out.stdout[-3000:]
     assert "moved under a shift" not in text
+
+
+def test_the_kernels_public_runner_speaks_the_courses_language(capsys, monkeypatch):
+    """Trial 49: ``nbgrader validate`` of a pt-BR course printed its test descriptions, the
+    stub's message and the count of failures in English. The released notebook passes the
+    course's language; descriptions come translated with the public answers."""
+    import importlib.util
+
+    from grader import public
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "validate")
+    monkeypatch.delenv("NORMLAB_LANG", raising=False)
+    monkeypatch.setattr(public, "_course_language", None)
+    folder = course.exercises_dir()
+    spec = importlib.util.spec_from_file_location("public_rmsnorm_tests", folder / "test_rmsnorm.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    tests = [module.test_rmsnorm_small_example]
+    stubs = {"rmsnorm": lambda *args, **kwargs: (_ for _ in ()).throw(NotImplementedError())}
+    assert public.run_public(tests, stubs, folder, lang="pt-BR") == 0
+    out, err = capsys.readouterr()
+    assert "rmsnorm([3, 4]) com gamma [1, 2]" in out and "ainda não foi implementada" in out, out
+    assert "1 de 1 testes públicos falharam" in err and "public tests failed" not in err
+    monkeypatch.setattr(public, "_course_language", None)
+    public.run_public(tests, stubs, folder, lang="en")
+    assert "is not implemented yet" in capsys.readouterr().out

@@ -252,7 +252,7 @@ def build_notebook(
     )
     cells = [
         nbformat.v4.new_markdown_cell(intro, metadata=_meta("intro", locked=True)),
-        nbformat.v4.new_code_cell(jinja.render("setup_cell.py.j2"), metadata=_meta("setup", locked=True)),
+        nbformat.v4.new_code_cell(jinja.render("setup_cell.py.j2", lang=lang), metadata=_meta("setup", locked=True)),
     ]
     for number, exercise in enumerate(EXERCISES, start=1):
         cells += _exercise_cells(number, exercise, course_policy)
