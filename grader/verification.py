@@ -172,6 +172,15 @@ def _as_written(values: dict[str, dict[str, Any]], text: str) -> dict[str, dict[
     return values
 
 
+@dataclass(frozen=True)
+class NotPython:
+    """The parts of a question whose answer cell is not valid Python (``"b": 3,54`` inside a
+    dict, a quote left open): the kernel never ran it, and the parts say why, not "blank"."""
+
+    cell: int
+    line: int
+
+
 class Computed:
     """A notebook answer written as code (``2 * 32``, ``report["n_norms"]``): never run, so
     scored with a message saying to write the value itself."""
@@ -361,6 +370,8 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
             tree = notebook.parsed(code)  # once: parsing is most of reading a cell's answers
             for qid, part, value in _literal_assignments(code, tree, (stopped or {}).get(cell.number)):
                 _assign(values, qid, part, value)
+            if tree is None:
+                _not_python(values, code, cell.number)
             nested = nested or _in_a_block(tree, cell.number)
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
@@ -368,6 +379,28 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
     for qid, text in written_by_position(cells).items():
         values.setdefault(qid, {}).setdefault(WRITTEN, text)  # its answer cell's metadata was lost
     return Answers(_folded(values), "notebook", note=nested)
+
+
+ANSWER_STATEMENT = re.compile(rf"^[ \t]*{NOTEBOOK_PREFIX}(\w+)\s*(?:\[|=)", re.MULTILINE)
+
+
+def _not_python(values: dict[str, dict[str, Any]], code: str, cell: int) -> None:
+    """Mark the parts of each question a cell that does not parse answers (and no earlier cell
+    did): they were never run, and the student is told the cell is not valid Python."""
+    try:
+        ast.parse(code)
+        line = 0
+    except SyntaxError as exc:
+        line = exc.lineno or 0
+    except (ValueError, RecursionError, MemoryError):
+        line = 0
+    bank = load_bank()
+    for qid in dict.fromkeys(ANSWER_STATEMENT.findall(code)):
+        question = next((q for q in bank.questions if q.id == qid.lower()), None)
+        if question is None:
+            continue
+        for part in question.parts:
+            values.setdefault(question.id, {}).setdefault(part.id, NotPython(cell, line))
 
 
 def written_by_position(cells: list[notebook.Cell]) -> dict[str, str]:
@@ -688,6 +721,8 @@ def _option_feedback(part: Part, letter: str) -> Message:
 def form_problem(part: Part, value: Any) -> Message | None:
     """Why a non-blank answer is not of the part's form (a number, one letter, a list of
     letters among the options), or None. Says nothing of the key: ``check`` shows it too."""
+    if isinstance(value, NotPython):
+        return Message("question.cell_not_python", {"part": part.id, "cell": value.cell, "line": value.line})
     if isinstance(value, Computed):
         return Message("question.computed", {"part": part.id})
     allowed = ", ".join(part.letters)

@@ -1104,3 +1104,15 @@ def test_check_does_not_call_unreadable_answers_answered(tmp_path):
     (sub / ANSWERS_FILE).write_text(re.sub(r'(?m)^a = "[a-d]"', 'a = "zz"', text, count=1))
     shown = _blank_answers(sub, "en")
     assert "cannot read" in shown and "has an answer" not in shown, shown
+
+
+def test_answers_in_a_cell_that_is_not_python_are_said_unreadable_not_blank():
+    """Trial 49: ``answers_q1 = {"a": "b", "b": 3,54}`` (a decimal comma in a dict: a syntax
+    error) made both parts say "not answered yet". They say the cell is not valid Python, at
+    which line; an earlier cell's answers stand, as the kernel kept them."""
+    answers = verification.from_notebook(_notebook('x = 1\nanswers_q1 = {"a": "b", "b": 3,54}\n'))
+    problems = {pid: verification.form_problem(_part("q1", pid), answers.values["q1"][pid]) for pid in ("a", "b")}
+    assert {p.id for p in problems.values()} == {"question.cell_not_python"}
+    assert problems["a"].params["line"] == 2 and problems["a"].params["cell"] == 1
+    earlier = verification.from_notebook(_notebook("answers_q2 = {'a': ['a', 'c']}\n", "answers_q2 = {'a': [}\n"))
+    assert earlier.values["q2"]["a"] == ["a", "c"]
