@@ -147,3 +147,19 @@ def test_the_tests_call_labels_have_no_english_words_in_portuguese():
     assert render(
         Message("check.not_array", {"what": "block(x, silent sublayer, gamma)", "type": "list"}), "en"
     ).startswith("block(x, silent sublayer, gamma)")
+
+
+def test_the_feedback_page_says_each_status_in_its_readers_language():
+    """Trial 49: a pt-BR feedback page marked its tests PASS and FAIL in English."""
+    from grader.model import CheckResult, Report, Status, Visibility
+    from grader.report.feedback import feedback_html
+
+    results = tuple(
+        CheckResult(f"rmsnorm/public/test_{s.value}", "rmsnorm", "d", Visibility.PUBLIC, s, 0.0, 1.0)
+        for s in (Status.PASSED, Status.FAILED, Status.TIMEOUT)
+    )
+    report = Report(submission="lab.ipynb", results=results, suites=("public",))
+    portuguese = feedback_html(report, student="ana", assignment="normlab", lang="pt-BR")
+    assert all(f">{word}<" in portuguese for word in ("passou", "falhou", "tempo esgotado")), portuguese
+    assert ">FAIL<" not in portuguese
+    assert ">FAIL<" in feedback_html(report, student="ana", assignment="normlab", lang="en")

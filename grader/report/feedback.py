@@ -20,13 +20,18 @@ from grader.report.reporters import STATUS_MARK, points
 def _test(result: CheckResult, lang: str) -> dict[str, str]:
     return {
         "status": result.status.value,
-        "status_label": STATUS_MARK[result.status],
+        "status_label": _status_label(result, lang),
         "visibility_label": render(Message(f"feedback.{result.visibility.value}"), lang),
         "description": describe(result.name, result.description, lang),
         "output": test_output(result, lang),
         "score": points(result.score),
         "max_score": points(result.max_score),
     }
+
+
+def _status_label(result: CheckResult, lang: str) -> str:
+    """The report's mark (PASS, FAIL) in English; the reader's own word in another language (trial 49)."""
+    return STATUS_MARK[result.status] if lang == "en" else render(Message(f"status.{result.status.value}"), lang)
 
 
 ON_TIME = Late()
