@@ -359,6 +359,7 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
     except (UnicodeDecodeError, ValueError, RecursionError):
         nb = {}
     values: dict[str, dict[str, Any]] = {}
+    not_python: dict[str, NotPython] = {}
     budget, allowance = MAX_ANSWER_CODE, notebook.Allowance()
     nested: Message | None = None
     cells = notebook.cells(nb)
@@ -370,23 +371,23 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
             tree = notebook.parsed(code)  # once: parsing is most of reading a cell's answers
             for qid, part, value in _literal_assignments(code, tree, (stopped or {}).get(cell.number)):
                 _assign(values, qid, part, value)
-            if tree is None:
-                _not_python(values, code, cell.number)
+            if tree is None and len(source) == len(cell.source):  # a cut cell proves nothing
+                not_python |= {qid: v for qid, v in _not_python(code, cell.number).items() if qid not in not_python}
             nested = nested or _in_a_block(tree, cell.number)
         grade_id = str(cell.nbgrader.get("grade_id", ""))
         if cell.kind == "markdown" and cell.nbgrader.get("solution") is True and grade_id.endswith("-answer"):
             values.setdefault(grade_id.removesuffix("-answer"), {})[WRITTEN] = cell.source
     for qid, text in written_by_position(cells).items():
         values.setdefault(qid, {}).setdefault(WRITTEN, text)  # its answer cell's metadata was lost
+    _mark_not_python(values, not_python)
     return Answers(_folded(values), "notebook", note=nested)
 
 
 ANSWER_STATEMENT = re.compile(rf"^[ \t]*{NOTEBOOK_PREFIX}(\w+)\s*(?:\[|=)", re.MULTILINE)
 
 
-def _not_python(values: dict[str, dict[str, Any]], code: str, cell: int) -> None:
-    """Mark the parts of each question a cell that does not parse answers (and no earlier cell
-    did): they were never run, and the student is told the cell is not valid Python."""
+def _not_python(code: str, cell: int) -> dict[str, NotPython]:
+    """The questions a cell that does not parse answers, and where it fails."""
     try:
         ast.parse(code)
         line = 0
@@ -394,13 +395,17 @@ def _not_python(values: dict[str, dict[str, Any]], code: str, cell: int) -> None
         line = exc.lineno or 0
     except (ValueError, RecursionError, MemoryError):
         line = 0
-    bank = load_bank()
-    for qid in dict.fromkeys(ANSWER_STATEMENT.findall(code)):
-        question = next((q for q in bank.questions if q.id == qid.lower()), None)
-        if question is None:
-            continue
-        for part in question.parts:
-            values.setdefault(question.id, {}).setdefault(part.id, NotPython(cell, line))
+    return {qid.lower(): NotPython(cell, line) for qid in ANSWER_STATEMENT.findall(code)}
+
+
+def _mark_not_python(values: dict[str, dict[str, Any]], not_python: dict[str, NotPython]) -> None:
+    """The parts of a question that only cells which do not parse answer (the kernel ran none of
+    them, and a later ``answers_q1["a"] = ...`` raised NameError there): each says so."""
+    for question in load_bank().questions:
+        found = not_python.get(question.id)
+        parts = values.get(question.id, {})
+        if found is not None and not any(k != WRITTEN for k in parts):
+            values.setdefault(question.id, {}).update({part.id: found for part in question.parts})
 
 
 def written_by_position(cells: list[notebook.Cell]) -> dict[str, str]:

@@ -276,3 +276,24 @@ def test_a_portuguese_course_releases_its_questions_in_portuguese(tmp_path):
     source = (mine / "source" / "normlab" / "lab.ipynb").read_text()
     assert "Perguntas de verificação" in source
     assert [n.id for n in kept.notes] == ["release.limits_not_calibrated"]
+    unnamed = tmp_path / "unnamed"  # trial 50: a course file that names no language takes --lang
+    unnamed.mkdir()
+    (unnamed / "normlab.toml").write_text("[grading]\nrequire_sandbox = false\n")
+    release.write_course(unnamed, lang="pt-BR")
+    assert "Perguntas de verificação" in (unnamed / "source" / "normlab" / "lab.ipynb").read_text()
+
+
+def test_the_setup_cell_runs_the_public_tests_with_an_older_normlab_installed(monkeypatch):
+    """Trial 50: the setup cell passed ``lang`` to run_public, and a student's older normlab
+    (whose run_public takes none) made every public test cell raise TypeError."""
+    import types
+
+    from grader.report import jinja
+
+    seen = []
+    older = types.ModuleType("grader.public")
+    older.run_public = lambda tests, namespace: seen.append(tests) or 0.0
+    monkeypatch.setitem(sys.modules, "grader.public", older)
+    namespace: dict = {}
+    exec(jinja.render("setup_cell.py.j2", lang="pt-BR"), namespace)
+    assert namespace["_run_public"](["a test"]) == 0.0 and seen == [["a test"]]

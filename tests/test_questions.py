@@ -1116,3 +1116,10 @@ def test_answers_in_a_cell_that_is_not_python_are_said_unreadable_not_blank():
     assert problems["a"].params["line"] == 2 and problems["a"].params["cell"] == 1
     earlier = verification.from_notebook(_notebook("answers_q2 = {'a': ['a', 'c']}\n", "answers_q2 = {'a': [}\n"))
     assert earlier.values["q2"]["a"] == ["a", "c"]
+    # trial 50: a part set after the broken cell raised NameError in the kernel: nothing is kept
+    later = verification.from_notebook(_notebook('answers_q1 = {"b": 3,54}\n', 'answers_q1["a"] = "c"\n'))
+    assert isinstance(later.values["q1"]["a"], verification.NotPython)
+    # and a cell cut at the reading cap is not said to be invalid
+    long = "answers_q1 = {'a': 'b'}\n" + "# a long comment\n" * 8000 + "x = (\n"
+    cut = verification.from_notebook(_notebook(long)).values.get("q1", {})
+    assert not any(isinstance(v, verification.NotPython) for v in cut.values())
