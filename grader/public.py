@@ -169,14 +169,45 @@ WORDS = {
     "en": {
         "not_implemented": "NotImplementedError: a function this test calls is not implemented yet (it still raises).",
         "failed": "{failed} of {total} public tests failed:",
+        "PASS": "PASS",
+        "FAIL": "FAIL",
+        "in_place": "{function} modified its input(s) in place ({names}): compute on a copy (for example "
+        "x = x.astype(np.float32) or y = x / ...) instead of x /= ... or x *= ...",
+        "input_in_place": "{function} modified its input {names} in place",
+        "should_raise": "{what} should raise {exc}, and returned",
+        "note_text": "the note should be a few sentences of text",
+        "tuple_of": "{what} should return a tuple of {n}",
+        "dict_keys": "{what} should return a dict with the keys {keys}",
+        "returned": "{what} returned {got}, expected {want}",
+        "not_array": "{what} should return a numpy array, returned {type}",
+        "shape_dtype": "{what} should return shape {shape} and dtype {dtype}, returned {got_shape} {got_dtype}",
+        "differs": "{what} differs from the expected answer at index {where}: {got} instead of {want}",
     },
     "pt-BR": {
         "not_implemented": "NotImplementedError: uma função que este teste chama ainda não foi implementada "
         "(ela ainda lança a exceção).",
         "failed": "{failed} de {total} testes públicos falharam:",
+        "PASS": "PASSOU",
+        "FAIL": "FALHOU",
+        "in_place": "{function} modificou a(s) sua(s) entrada(s) no lugar ({names}): calcule sobre uma cópia "
+        "(por exemplo x = x.astype(np.float32) ou y = x / ...) em vez de x /= ... ou x *= ...",
+        "input_in_place": "{function} modificou a sua entrada {names} no lugar",
+        "should_raise": "{what} deveria lançar {exc}, e retornou",
+        "note_text": "a nota deveria ter algumas frases de texto",
+        "tuple_of": "{what} deveria retornar uma tupla de {n}",
+        "dict_keys": "{what} deveria retornar um dict com as chaves {keys}",
+        "returned": "{what} retornou {got}, o esperado é {want}",
+        "not_array": "{what} deveria retornar um array do numpy, retornou {type}",
+        "shape_dtype": "{what} deveria retornar shape {shape} e dtype {dtype}, retornou {got_shape} {got_dtype}",
+        "differs": "{what} difere da resposta esperada no índice {where}: {got} em vez de {want}",
     },
 }
-"""What the kernel's public runner says itself, in each language (no catalog where it is shipped alone)."""
+"""What the kernel's public runner and plain checks say themselves, in each language (no
+catalog where this module is shipped alone)."""
+
+
+def _say(key: str, **params: Any) -> str:
+    return WORDS[reader_language()][key].format(**params)
 
 
 class PlainExpected:
@@ -200,10 +231,7 @@ class PlainExpected:
         entry = recorded(self.answers, function.__name__, args, kwargs)
         answer, changed = call_noting_changes(function, args, kwargs)
         if changed:
-            raise PlainFailure(
-                f"{function.__name__} modified its input(s) in place ({', '.join(changed)}): compute on a copy "
-                "(for example x = x.astype(np.float32) or y = x / ...) instead of x /= ... or x *= ..."
-            )
+            raise PlainFailure(_say("in_place", function=function.__name__, names=", ".join(changed)))
         want, got = decode(entry["answer"]), answer
         if isinstance(want, dict) and isinstance(got, dict):
             got = {k: v for k, v in got.items() if k not in set(skip)}
@@ -225,7 +253,7 @@ class PlainExpected:
     def untouched(student: Any, function: str, **inputs: tuple[np.ndarray, np.ndarray]) -> None:
         changed = [name for name, (now, before) in inputs.items() if not np.array_equal(now, before)]
         if changed:
-            raise PlainFailure(f"{function} modified its input {', '.join(changed)} in place")
+            raise PlainFailure(_say("input_in_place", function=function, names=", ".join(changed)))
 
     @staticmethod
     @contextlib.contextmanager
@@ -234,12 +262,12 @@ class PlainExpected:
             yield
         except exc_type:
             return
-        raise PlainFailure(f"{what} should raise {exc_type.__name__}, and returned")
+        raise PlainFailure(_say("should_raise", what=what, exc=exc_type.__name__))
 
     @staticmethod
     def note(note: Any, report: dict[str, Any]) -> None:
         if not isinstance(note, str) or not note.strip():
-            raise PlainFailure("the note should be a few sentences of text")
+            raise PlainFailure(_say("note_text"))
 
 
 def call_noting_changes(
@@ -268,13 +296,13 @@ def _difference(got: Any, want: Any, what: str, names: tuple[str, ...], rel: flo
         return _array_difference(got, want, what)
     if isinstance(want, tuple):
         if not isinstance(got, (tuple, list)) or len(got) != len(want):
-            return f"{what} should return a tuple of {len(want)}"
+            return _say("tuple_of", what=what, n=len(want))
         labels = names or tuple(f"{what}[{i}]" for i in range(len(want)))
         parts = (_difference(g, w, label, (), rel) for g, w, label in zip(got, want, labels, strict=True))
         return next((p for p in parts if p), None)
     if isinstance(want, dict):
         if not isinstance(got, dict) or set(got) != set(want):
-            return f"{what} should return a dict with the keys {', '.join(sorted(want))}"
+            return _say("dict_keys", what=what, keys=", ".join(sorted(want)))
         parts = (_difference(got[k], w, f'{what}["{k}"]', (), rel) for k, w in want.items())
         return next((p for p in parts if p), None)
     number = isinstance(got, (int, float, np.integer, np.floating)) and not isinstance(got, (bool, np.bool_))
@@ -284,14 +312,15 @@ def _difference(got: Any, want: Any, what: str, names: tuple[str, ...], rel: flo
         ok = number and not isinstance(got, (float, np.floating)) and got == want
     else:
         ok = type(got) is type(want) and got == want
-    return None if ok else f"{what} returned {got!r:.80}, expected {want!r:.80}"
+    return None if ok else _say("returned", what=what, got=f"{got!r:.80}", want=f"{want!r:.80}")
 
 
 def _array_difference(got: Any, want: np.ndarray, what: str) -> str | None:
     if not isinstance(got, np.ndarray):
-        return f"{what} should return a numpy array, returned {type(got).__name__}"
+        return _say("not_array", what=what, type=type(got).__name__)
     if got.shape != want.shape or got.dtype != want.dtype:
-        return f"{what} should return shape {want.shape} and dtype {want.dtype}, returned {got.shape} {got.dtype}"
+        shapes = {"shape": want.shape, "dtype": want.dtype, "got_shape": got.shape, "got_dtype": got.dtype}
+        return _say("shape_dtype", what=what, **shapes)
     rtol = {"float16": 2e-3, "float32": 1e-5}.get(want.dtype.name, 1e-9)
     g, w = got.astype(np.float64), want.astype(np.float64)
     scale = float(np.sqrt(np.mean(w**2))) if w.size else 0.0
@@ -300,7 +329,7 @@ def _array_difference(got: Any, want: np.ndarray, what: str) -> str | None:
         return None
     at = np.unravel_index(int(np.argmax(np.where(bad, np.abs(g - w), -1))), w.shape)
     where = tuple(int(i) for i in at)
-    return f"{what} differs from the expected answer at index {where}: {g[at]:.10g} instead of {w[at]:.10g}"
+    return _say("differs", what=what, where=where, got=f"{g[at]:.10g}", want=f"{w[at]:.10g}")
 
 
 # --- running public tests in a notebook --------------------------------------------------------
@@ -326,7 +355,9 @@ def _failure_text(exc: BaseException) -> str:
         except ImportError:
             pass
     if isinstance(exc, NotImplementedError) and not str(exc).strip():
-        return WORDS[reader_language()]["not_implemented"]
+        return _say("not_implemented")
+    if isinstance(exc, PlainFailure):  # the check's own sentence: its class is no one's business
+        return str(exc).strip()
     return f"{type(exc).__name__}: {str(exc).strip()}"
 
 
@@ -356,11 +387,11 @@ def run_public(
                 warnings.simplefilter("ignore")
                 test(**{name: fixtures[name] for name in inspect.signature(test).parameters})
         except Exception as exc:
-            failures.append(f"FAIL  {doc}\n      {_failure_text(exc)[:800]}")
+            failures.append(f"{_say('FAIL')}  {doc}\n      {_failure_text(exc)[:800]}")
             print(failures[-1])
         else:
             earned += 1
-            print(f"PASS  {doc}")
+            print(f"{_say('PASS')}  {doc}")
     _tell_validate(failures, len(tests))
     return float(earned)
 
@@ -370,5 +401,5 @@ def _tell_validate(failures: list[str], total: int) -> None:
     stderr: validate shows a failing cell's stderr as its error, where it would otherwise say
     only "Partial credit". Never while grading, where stderr would zero the cell."""
     if failures and os.environ.get("NBGRADER_EXECUTION") == "validate":
-        said = WORDS[reader_language()]["failed"].format(failed=len(failures), total=total)
+        said = _say("failed", failed=len(failures), total=total)
         print(said + "\n" + "\n".join(failures), file=sys.stderr)

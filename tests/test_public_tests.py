@@ -212,3 +212,21 @@ def test_the_kernels_public_runner_speaks_the_courses_language(capsys, monkeypat
     monkeypatch.setattr(public, "_course_language", None)
     public.run_public(tests, stubs, folder, lang="en")
     assert "is not implemented yet" in capsys.readouterr().out
+
+
+def test_the_plain_checks_say_a_wrong_answer_in_portuguese(tmp_path):
+    """Trial 50: without normlab installed (a JupyterHub kernel), a pt-BR student read
+    "PlainFailure: layernorm(...) differs from the expected answer..." in English."""
+    folder = _student_folder(tmp_path / "student", "rmsnorm", "np.sqrt(ms + eps)", "(np.sqrt(ms) + eps)")
+    out = _pytest(folder, normlab=False, target="test_rmsnorm.py", lang="pt-BR")
+    text = " ".join(out.stdout.split())
+    assert out.returncode == 1 and "difere da resposta esperada no índice" in text, out.stdout[-3000:]
+    assert "differs from the expected answer" not in text
+    kernel = (  # the notebook's public cell, in a kernel without normlab
+        "import sys; sys.modules['grader'] = None; import normlab_public, rmsnorm, test_rmsnorm; "
+        "tests = [getattr(test_rmsnorm, n) for n in dir(test_rmsnorm) if n.startswith('test_')]; "
+        "normlab_public.run_public(tests, vars(rmsnorm), lang='pt-BR')"
+    )
+    shown = subprocess.run([sys.executable, "-c", kernel], capture_output=True, text=True, cwd=folder, timeout=300)
+    assert "\nFALHOU  " in "\n" + shown.stdout and "difere da resposta esperada" in shown.stdout, shown.stdout
+    assert "PlainFailure" not in shown.stdout
