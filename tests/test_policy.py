@@ -264,7 +264,14 @@ def test_a_portuguese_course_releases_its_questions_in_portuguese(tmp_path):
     assert bank.questions[0].text["pt-BR"] in text and bank.questions[0].text["en"] not in text
     assert "Perguntas de verificação" in text and "uma lista de letras" in text
     assert "Answer the parts above" not in text and "your answers to the auto-graded parts" not in text
-    assert "Answer the parts above" in "\n".join("".join(c["source"]) for c in release.build_notebook().cells)
+    english = "\n".join("".join(c["source"]) for c in release.build_notebook().cells)
+    assert "Answer the parts above" in english
+    # nbgrader's own autograde runs the hidden and question cells in the kernel: in the course's language too
+    assert (
+        'run_hidden("rmsnorm", globals(), lang="pt-BR")' in text
+        and 'score_answers("q1", globals(), lang="pt-BR")' in text
+    )
+    assert 'run_hidden("rmsnorm", globals())' in english and "lang=" not in english.split("_run_public_tests")[-1]
     written = release.write_course(tmp_path / "new", lang="pt-BR")
     assert 'language = "pt-BR"' in (tmp_path / "new" / "normlab.toml").read_text()
     assert not written.notes

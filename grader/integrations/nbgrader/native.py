@@ -27,7 +27,7 @@ import pytest
 from grader import checks, course, discovery
 from grader.faults import StudentFault
 from grader.integrations.nbgrader.release import NOTEBOOK
-from grader.messages import Message, describe, render_all
+from grader.messages import Message, describe, normalize_language, render_all
 from grader.policy import scaled
 from grader.proxy import StudentProxy
 from grader.reference import Reference
@@ -82,6 +82,13 @@ def local_student(namespace: dict[str, Any], scratch: str) -> StudentProxy:
     return StudentProxy(prepared, InKernelWorker(namespace, scratch), Limits())
 
 
+def _mark(passed: bool, lang: str) -> str:
+    """PASS or FAIL, as the public test cells of the course's language say it."""
+    from grader.public import WORDS
+
+    return WORDS.get(normalize_language(lang), WORDS["en"])["PASS" if passed else "FAIL"]
+
+
 def _run_one(
     test: discovery.SuiteTest, context: discovery.FixtureContext, lang: str, exercise: str, scale: float
 ) -> bool:
@@ -98,9 +105,11 @@ def _run_one(
     except (AssertionError, pytest.fail.Exception):
         failure = render_all([Message("check.failed_hidden")], lang)
     else:
-        print(f"PASS  {doc}  ({scaled(test.points, scale):g}/{scaled(test.points, scale):g})")
+        print(f"{_mark(True, lang)}  {doc}  ({scaled(test.points, scale):g}/{scaled(test.points, scale):g})")
         return True
-    print(f"FAIL  {doc}  (0/{scaled(test.points, scale):g})\n      " + failure.replace("\n", "\n      "))
+    print(
+        f"{_mark(False, lang)}  {doc}  (0/{scaled(test.points, scale):g})\n      " + failure.replace("\n", "\n      ")
+    )
     return False
 
 
@@ -149,7 +158,7 @@ def score_answers(qid: str, namespace: dict[str, Any], lang: str = "en", scale: 
         earned += points
         doc = describe(questions.part_name(qid, part.id), part.prompt["en"], lang)
         shown = f"{scaled(points, scale):g}/{scaled(part.points, scale):g}"
-        print(f"{'PASS' if status.value == 'passed' else 'FAIL'}  {doc}  ({shown})")
+        print(f"{_mark(status.value == 'passed', lang)}  {doc}  ({shown})")
         if messages:
             print("      " + render_all(messages, lang).replace("\n", "\n      "))
     earned = scaled(earned, scale)

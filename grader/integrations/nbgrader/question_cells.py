@@ -128,7 +128,7 @@ def _question_cells(
         cells.append(nbformat.v4.new_code_cell(answers))
         factor = course_policy.factor(q.id, q.auto_points)
         points = scaled(q.auto_points, factor)
-        grade = jinja.render("question_cell.py.j2", number=q.number, qid=q.id, points=points, factor=factor)
+        grade = jinja.render("question_cell.py.j2", number=q.number, qid=q.id, points=points, factor=factor, lang=lang)
         # A dropped question's cells stay, worth 0: nbgrader cannot remove a cell once students
         # have submitted, so dropping a question later only changes points.
         cells.append(

@@ -170,7 +170,7 @@ def exercise_points(exercise: str, course_policy: Policy) -> tuple[float, float,
     return factor, scaled(public, factor), scaled(hidden, factor)
 
 
-def _test_cells(exercise: str, course_policy: Policy) -> list[nbformat.NotebookNode]:
+def _test_cells(exercise: str, course_policy: Policy, lang: str = "en") -> list[nbformat.NotebookNode]:
     """The public and the hidden test cell, at the policy's points: 0 when the policy drops the
     exercise, whose cells stay grade cells (nbgrader cannot remove a cell once students have
     submitted, so dropping an exercise later only changes points)."""
@@ -179,7 +179,7 @@ def _test_cells(exercise: str, course_policy: Policy) -> list[nbformat.NotebookN
     public = jinja.render(
         "public_cell.py.j2", exercise=exercise, points=public_points, functions=functions, names=names, factor=factor
     )
-    hidden = jinja.render("hidden_cell.py.j2", exercise=exercise, points=hidden_points_, factor=factor)
+    hidden = jinja.render("hidden_cell.py.j2", exercise=exercise, points=hidden_points_, factor=factor, lang=lang)
     return [
         nbformat.v4.new_code_cell(
             source,
@@ -189,7 +189,7 @@ def _test_cells(exercise: str, course_policy: Policy) -> list[nbformat.NotebookN
     ]
 
 
-def _exercise_cells(number: int, exercise: str, course_policy: Policy) -> list[nbformat.NotebookNode]:
+def _exercise_cells(number: int, exercise: str, course_policy: Policy, lang: str = "en") -> list[nbformat.NotebookNode]:
     """Intro, imports, one cell per function, then the public and the hidden test cell."""
     doc, parts = _segments((course.solutions_dir() / f"{exercise}.py").read_text())
     intro = jinja.render("exercise.md.j2", number=number, module=f"{exercise}.py", docstring=doc)
@@ -205,7 +205,7 @@ def _exercise_cells(number: int, exercise: str, course_policy: Policy) -> list[n
             cells.append(nbformat.v4.new_code_cell(_keep_hint(text), metadata=_meta(grade_id, solution=True)))
         else:
             cells.append(nbformat.v4.new_code_cell(text, metadata=_meta(grade_id, locked=True)))
-    return cells + _test_cells(exercise, course_policy)
+    return cells + _test_cells(exercise, course_policy, lang)
 
 
 def grade_cell_points(course_policy: Policy) -> dict[str, float]:
@@ -255,7 +255,7 @@ def build_notebook(
         nbformat.v4.new_code_cell(jinja.render("setup_cell.py.j2", lang=lang), metadata=_meta("setup", locked=True)),
     ]
     for number, exercise in enumerate(EXERCISES, start=1):
-        cells += _exercise_cells(number, exercise, course_policy)
+        cells += _exercise_cells(number, exercise, course_policy, lang)
     cells += question_cells.cells(_meta, course_policy, lang)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
