@@ -14,7 +14,7 @@ from grader.model import CheckResult, Late, Report
 from grader.policy import manual_points
 from grader.report import jinja
 from grader.report.encoding import test_output
-from grader.report.reporters import STATUS_MARK, points
+from grader.report.reporters import STATUS_MARK, points, status_word
 
 
 def _test(result: CheckResult, lang: str) -> dict[str, str]:
@@ -31,7 +31,7 @@ def _test(result: CheckResult, lang: str) -> dict[str, str]:
 
 def _status_label(result: CheckResult, lang: str) -> str:
     """The report's mark (PASS, FAIL) in English; the reader's own word in another language (trial 49)."""
-    return STATUS_MARK[result.status] if lang == "en" else render(Message(f"status.{result.status.value}"), lang)
+    return STATUS_MARK[result.status] if lang == "en" else status_word(result.status, lang)
 
 
 ON_TIME = Late()

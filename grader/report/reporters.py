@@ -158,7 +158,7 @@ def to_gradescope(report: Report, lang: str = "en", visibility: Mapping[str, str
                 "score": round(r.score, DIGITS),
                 "max_score": round(r.max_score, DIGITS),
                 "status": "passed" if r.status is Status.PASSED else "failed",
-                "output": printable(f"[{_status_word(r.status, lang)}] " + test_output(r, lang)).strip()
+                "output": printable(f"[{status_word(r.status, lang)}] " + test_output(r, lang)).strip()
                 if r.status is not Status.PASSED
                 else "",
                 "visibility": shown[r.visibility.value],
@@ -171,7 +171,8 @@ def to_gradescope(report: Report, lang: str = "en", visibility: Mapping[str, str
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _status_word(status: Status, lang: str) -> str:
+def status_word(status: Status, lang: str) -> str:
+    """A test's status in the reader's words (``falhou``): Gradescope's output and the feedback page."""
     return render(Message(f"status.{status.value}"), lang)
 
 

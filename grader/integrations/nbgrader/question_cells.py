@@ -80,26 +80,26 @@ class Words:
     def kinds(self) -> dict[str, str]:
         return KINDS[self.lang]
 
-    def _(self, key: str) -> str:
+    def say(self, key: str) -> str:
         return PHRASES[self.lang][key]
 
     @property
     def answer_parts(self) -> str:
-        return self._("answer_parts")
+        return self.say("answer_parts")
 
     @property
     def written(self) -> str:
-        return self._("written")
+        return self.say("written")
 
     def points(self, value: float) -> str:
-        return f"{value:g} {self._('point') if value == 1 else self._('points')}"
+        return f"{value:g} {self.say('point') if value == 1 else self.say('points')}"
 
     def by_hand(self, value: float, after_code: bool) -> str:
-        cell = self._("after_code") if after_code else self._("below")
-        return f"{self.points(value)}, {self._('by_hand').format(cell=cell)}"
+        cell = self.say("after_code") if after_code else self.say("below")
+        return f"{self.points(value)}, {self.say('by_hand').format(cell=cell)}"
 
     def answers_comment(self, number: int) -> list[str]:
-        return self._("comment").format(number=number).split("\n")
+        return self.say("comment").format(number=number).split("\n")
 
 
 def auto_cell_id(qid: str) -> str:
@@ -150,7 +150,7 @@ def cells(meta: Any, course_policy: Policy, lang: str = "en") -> list[nbformat.N
     language. ``meta`` builds nbgrader metadata."""
     bank = questions.load()
     words = Words(lang if lang in PHRASES else "en")
-    out = [nbformat.v4.new_markdown_cell(words._("intro"), metadata=meta("questions-intro", locked=True))]
+    out = [nbformat.v4.new_markdown_cell(words.say("intro"), metadata=meta("questions-intro", locked=True))]
     for q in bank.questions:
         out += _question_cells(bank, q, meta, course_policy, words)
     return out
