@@ -242,6 +242,9 @@ ATTACKS = [
     attack("inspect_config_ignore_signals.py", (24,), TIMED_OUT, TIMEOUT),
     attack("inspect_config_alarm_cancel.py", (25,), TIMED_OUT, TIMEOUT),
     attack("inspect_config_import_hang.py", (22, 23), TIMED_OUT, {"fault.import_timeout"}),
+    # The worker takes a stack request's first bytes and no more: the grader's write of the rest
+    # must time out like a call, and the rest of the submission be graded as usual.
+    attack("stack_stop_reading.py", (5, 23), FAILED | TIMED_OUT, CHECKS | TIMEOUT),
     # -- memory, processes, output, disk -------------------------------------------------------------
     attack("rmsnorm_memory_bomb.py", (26,), ERROR, RAISED, exc_types=MEMORY),
     attack("rmsnorm_fork_bomb.py", (27,), ERROR, RAISED, exc_types={"PermissionError"}),

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from grader.sandbox.client import FrameKind, FrameReader
+from grader.sandbox.client import FrameKind, FrameReader, write_before
 
 
 def _frame(payload: bytes) -> bytes:
@@ -95,3 +95,51 @@ def test_a_stalled_frame_times_out_at_the_deadline(pipe):
     started = time.monotonic()
     assert reader.next(started + 0.3) is None
     assert 0.25 <= time.monotonic() - started < 2.0
+
+
+# -- writing requests within a deadline ---------------------------------------------------------------
+
+
+@pytest.fixture
+def request_pipe():
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    yield r, w
+    for fd in (r, w):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def test_a_request_nobody_reads_gives_up_at_the_deadline(request_pipe):
+    """A worker whose code stopped reading must not hold the grader in a write: a request
+    larger than the pipe is abandoned at the call's deadline."""
+    _, w = request_pipe
+    started = time.monotonic()
+    assert write_before(w, b"x" * (1 << 20), started + 0.3) is False
+    assert 0.25 <= time.monotonic() - started < 2.0
+
+
+def test_a_request_read_slowly_is_written_whole(request_pipe):
+    r, w = request_pipe
+    data = bytes(range(256)) * 4096  # 1 MiB, many times a pipe's capacity
+    got = bytearray()
+
+    def read_slowly():
+        while len(got) < len(data):
+            got.extend(os.read(r, 50_000))
+            time.sleep(0.001)
+
+    reader = threading.Thread(target=read_slowly)
+    reader.start()
+    assert write_before(w, data, time.monotonic() + 10) is True
+    reader.join(10)
+    assert bytes(got) == data
+
+
+def test_a_request_to_a_closed_pipe_is_a_broken_pipe(request_pipe):
+    r, w = request_pipe
+    os.close(r)
+    with pytest.raises(BrokenPipeError):
+        write_before(w, b"x" * 10, time.monotonic() + 1)

@@ -15,6 +15,7 @@ import ctypes
 import os
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,47 @@ def test_the_zygote_outlives_the_thread_that_first_needed_it(slot):
     assert seen and warm is not None and warm.healthy
     again = slot.call(LEAVER, "look")
     assert slot.zygote is warm and warm.healthy and again["tmp"] == []
+
+
+STOPS_READING = """
+import sys, time
+def stop():
+    sys.modules["inside.protocol"].read_exact = lambda fd, n: time.sleep(1e9)
+    return 1
+def total(x):
+    return float(x.sum())
+"""
+
+
+def test_a_worker_that_stops_reading_cannot_hold_a_call_past_its_limit(slot, tmp_path):
+    """The student's code replaces the worker's request reader: the next request, larger than a
+    pipe holds, is never taken. The call ends at its limit as a timeout, not in a write that
+    waits for ever, and the next call gets a fresh worker."""
+    import numpy as np
+
+    path = tmp_path / "mod.py"
+    path.write_text(STOPS_READING)
+    prepared = prepare(path)
+    plan = sandbox_policy.plan(prepared.directory, slot.settings, slot=slot.number, warm=True)
+    setup = dict(prepared.setup(), modules={"stop": "mod", "total": "mod"})
+    worker = Worker(plan.launcher, setup, slot.settings.limits)
+    outcome: dict[str, object] = {}
+
+    def calls() -> None:
+        outcome["stop"] = worker.call("stop", [], {}, seconds=10).kind
+        started = time.monotonic()
+        outcome["big"] = worker.call("total", [np.ones(200_000)], {}, seconds=1.0).kind
+        outcome["waited"] = time.monotonic() - started
+        outcome["after"] = worker.call("total", [np.ones(200_000)], {}, seconds=10).message.get("result")
+
+    try:
+        caller = threading.Thread(target=calls, daemon=True)
+        caller.start()
+        caller.join(30)
+        assert not caller.is_alive(), "the grader is still writing a request the worker never reads"
+    finally:
+        worker.close()
+        prepared.cleanup()
+    assert outcome["stop"] is ReplyKind.ANSWER
+    assert outcome["big"] is ReplyKind.TIMEOUT and 0.9 <= float(outcome["waited"]) < 5.0  # type: ignore[arg-type]
+    assert outcome["after"] == 200_000.0

@@ -120,6 +120,9 @@ CELL_GRACE_SECONDS = 2.0
 """How long past its limit a cell may take to stop by itself (the worker interrupts it, as
 Jupyter's Interrupt does, so that what it defined stays) before the worker is killed and the
 cell skipped: code that swallows the interrupt, or one long C call."""
+SETUP_SECONDS = 30.0
+"""How long a fresh worker may take to read its setup (it runs none of the student's code
+before): far beyond a loaded machine's start."""
 CLOSE_SECONDS = 0.5
 """How long a worker whose requests have ended has to exit before it is killed."""
 
@@ -207,6 +210,29 @@ class FrameReader:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+def write_before(fd: int, data: bytes, deadline: float) -> bool:
+    """Write all of ``data`` to the non-blocking ``fd`` by ``deadline``; False if it could not.
+    The worker's code may stop reading its requests (the student's code can replace the
+    worker's reader): a request larger than the pipe would then block a plain write, and the
+    grader with it, for ever."""
+    view = memoryview(data)
+    poller: select.poll | None = None
+    while view:
+        try:
+            view = view[os.write(fd, view) :]
+            continue
+        except BlockingIOError:
+            pass
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        if poller is None:
+            poller = select.poll()
+            poller.register(fd, select.POLLOUT)
+        poller.poll(max(1, int(remaining * 1000) + 1))
+    return True
 
 
 def start_process(launch: Launch, fds: list[int], stdout: int, stderr: int) -> subprocess.Popen[bytes]:
@@ -343,6 +369,7 @@ class Worker:
             for fd in child_ends:
                 os.close(fd)
         streams = (os.fdopen(out_r, "rb"), os.fdopen(err_r, "rb"))
+        os.set_blocking(req_w, False)  # requests are written within a deadline (write_before)
         self._req_w = req_w
         self.frames = FrameReader(resp_r, self.limits.result_bytes)
         for stream, buffer in zip(streams, (self._stdout, self._stderr), strict=True):
@@ -355,7 +382,9 @@ class Worker:
             import numpy as np
 
             setup["seccomp"] = np.frombuffer(launch.seccomp, dtype=np.uint8)
-        self._send(setup)
+        # Read before any of the student's code runs, so only a worker that cannot start misses it.
+        if not self._send(setup, time.monotonic() + SETUP_SECONDS):
+            raise GraderFault(f"the worker did not take its setup within {SETUP_SECONDS:.0f} s")
 
     def prestart(self) -> None:
         """Start the worker now without waiting for it: it starts its interpreter, imports numpy
@@ -404,8 +433,9 @@ class Worker:
             # student's doing like one that hung or crashed: skipped, and the worker started again.
             self.skipped_cells[reply.cell] = SKIP_REASONS.get(reply.kind, "channel")
 
-    def _send(self, message: dict[str, Any]) -> None:
-        protocol.write_frame(self._req_w, protocol.encode(message))
+    def _send(self, message: dict[str, Any], deadline: float) -> bool:
+        """Send one message; False if the worker did not take it all by ``deadline``."""
+        return write_before(self._req_w, protocol.frame(protocol.encode(message)), deadline)
 
     def kill(self) -> None:
         """Kill the worker and everything in its session; safe to call twice."""
@@ -473,6 +503,11 @@ class Worker:
                 continue
             return Reply(ReplyKind.ANSWER, message=value, importing=importing, cell=cell)
 
+    def _not_taken(self) -> Reply:
+        """The worker stopped reading before a call's request was all written: a timeout."""
+        self.kill()
+        return Reply(ReplyKind.TIMEOUT, stderr=self._stderr.text())
+
     def _ended(self, deadline: float, importing: str | None) -> Reply:
         """The worker closed its end: collect how it ended."""
         proc = self.proc
@@ -501,12 +536,16 @@ class Worker:
             self._start(self.limits.notebook_seconds if fresh or start_seconds is None else start_seconds)
             first = time.monotonic() - began if fresh else 0.0
         nonce = secrets.token_hex(16)
+        # The call's limit counts from here: handing the request over is part of the call.
+        deadline = time.monotonic() + (seconds or self.limits.call_seconds)
         try:
-            self._send({"op": "call", "function": function, "args": args, "kwargs": kwargs, "nonce": nonce})
+            delivered = self._send(
+                {"op": "call", "function": function, "args": args, "kwargs": kwargs, "nonce": nonce}, deadline
+            )
         except (BrokenPipeError, OSError):
             reply = self._wait(deadline=time.monotonic() + 2.0, nonce=nonce)
         else:
-            reply = self._wait(deadline=time.monotonic() + (seconds or self.limits.call_seconds), nonce=nonce)
+            reply = self._wait(deadline=deadline, nonce=nonce) if delivered else self._not_taken()
         reply.first_start_seconds = first
         return reply
 

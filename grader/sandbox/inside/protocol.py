@@ -285,9 +285,14 @@ def decode(payload: bytes, *, requests: bool = False, max_arrays: int = 4096, ma
     return _decode_tree(header, _Blobs(views), 0, requests)
 
 
+def frame(payload: bytes) -> bytes:
+    """One length-prefixed frame: the bytes a reader of this protocol takes as one payload."""
+    return _LEN.pack(len(payload)) + payload
+
+
 def write_frame(fd: int, payload: bytes) -> None:
     """Write one length-prefixed frame to a file descriptor, all of it."""
-    data = memoryview(_LEN.pack(len(payload)) + payload)
+    data = memoryview(frame(payload))
     while data:
         written = os.write(fd, data)
         data = data[written:]
