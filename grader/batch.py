@@ -29,6 +29,18 @@ RETRIES = 1
 """How often a submission whose pool process died is graded again before it is given up."""
 
 
+CEILING_SLACK = 300.0
+"""Seconds a grading may run beyond its submission's own limits (all its notebook's cells, and
+the budget of all its calls) before it is stopped: only a fault of ours takes that long, and it
+must not hold the rest of the class."""
+
+
+def ceiling_seconds(options: Options) -> float:
+    """How long one grading may run in a pool process before it is stopped."""
+    limits = options.settings.limits
+    return limits.notebook_seconds + limits.submission_seconds + CEILING_SLACK
+
+
 def grade_safely(path: str, options: Options) -> Outcome:
     """Grade one submission; any failure is this submission's outcome, never an exception."""
     try:
@@ -55,11 +67,11 @@ def _on_dask(submissions: list[Path], options: Options, scheduler: str) -> Itera
                 yield futures[future], NotGraded(f"{type(exc).__name__}: {exc}")
 
 
-def _in_pool(submissions: list[Path], options: Options, jobs: int) -> Iterator[tuple[Path, Outcome]]:
+def _in_pool(submissions: list[Path], options: Options, jobs: int, ceiling: float) -> Iterator[tuple[Path, Outcome]]:
     context = multiprocessing.get_context("spawn")
     with ProcessPool(max_workers=jobs, context=context, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         try:
-            yield from _scheduled(pool, submissions, options)
+            yield from _scheduled(pool, submissions, options, ceiling)
         except BaseException:
             # Ctrl-C (pebble's processes ignore SIGINT), or the consumer stopped: the gradings
             # under way are abandoned, not awaited (a slow one held an interrupted run for minutes)
@@ -67,13 +79,16 @@ def _in_pool(submissions: list[Path], options: Options, jobs: int) -> Iterator[t
             raise
 
 
-def _scheduled(pool: ProcessPool, submissions: list[Path], options: Options) -> Iterator[tuple[Path, Outcome]]:
-    """Each submission graded in ``pool``; one whose pool process died is graded once more."""
+def _scheduled(
+    pool: ProcessPool, submissions: list[Path], options: Options, ceiling: float
+) -> Iterator[tuple[Path, Outcome]]:
+    """Each submission graded in ``pool``; one whose pool process died is graded once more, one
+    that ran past ``ceiling`` seconds is stopped (its process killed) and not graded again."""
     attempts: dict[Path, int] = {}
 
     def schedule(path: Path) -> tuple[Future[Outcome], Path]:
         attempts[path] = attempts.get(path, 0) + 1
-        return pool.schedule(grade_safely, args=(str(path), options)), path
+        return pool.schedule(grade_safely, args=(str(path), options), timeout=ceiling), path
 
     pending = dict(schedule(path) for path in submissions)
     while pending:
@@ -82,6 +97,8 @@ def _scheduled(pool: ProcessPool, submissions: list[Path], options: Options) -> 
             path = pending.pop(future)
             try:
                 yield path, future.result()
+            except TimeoutError:  # pebble killed the process: the same grading would hang again
+                yield path, NotGraded(f"the grading ran past {ceiling:.0f} s and was stopped; nothing was scored")
             except Exception as exc:  # the pool process died while grading this one
                 if attempts[path] <= RETRIES:
                     pending.update([schedule(path)])
@@ -90,13 +107,17 @@ def _scheduled(pool: ProcessPool, submissions: list[Path], options: Options) -> 
 
 
 def grade_many(
-    submissions: list[Path], options: Options | None = None, jobs: int | None = None, scheduler: str | None = None
+    submissions: list[Path],
+    options: Options | None = None,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    ceiling: float | None = None,
 ) -> Iterator[tuple[Path, Outcome]]:
     """Yield ``(submission, outcome)`` as each grading finishes, in any order.
 
     ``scheduler`` is the address of a Dask scheduler (``tcp://host:port``); without it the
     gradings run in ``jobs`` local processes (default: ``options.settings.jobs``, else one
-    per core).
+    per core), each stopped after ``ceiling`` seconds (default: ``ceiling_seconds``).
     """
     options = options or Options()
     if not submissions:
@@ -104,4 +125,5 @@ def grade_many(
     if scheduler:
         yield from _on_dask(submissions, options, scheduler)
     else:
-        yield from _in_pool(submissions, options, jobs or options.settings.jobs or default_jobs())
+        jobs = jobs or options.settings.jobs or default_jobs()
+        yield from _in_pool(submissions, options, jobs, ceiling or ceiling_seconds(options))

@@ -122,6 +122,21 @@ def test_a_submission_whose_pool_process_dies_twice_is_not_graded_and_the_rest_i
     assert all(isinstance(outcomes[f"honest{i}"], Graded) for i in range(3))
 
 
+def test_a_grading_past_the_ceiling_is_stopped_and_the_rest_is_graded(tmp_path):
+    """One grading that does not end (here: calls far slower than the ceiling, which only a
+    fault of ours would reach with the real one) is stopped, its process killed, reported
+    as not graded, and not tried again; the other gradings finish."""
+    honest = copy_solutions(tmp_path / "honest")
+    stuck = patched(copy_solutions(tmp_path / "stuck"), *SLOW)
+    slow = Options(suites=("public",), settings=current_settings().replace(limits=Limits(call_seconds=60.0)))
+    started = time.monotonic()
+    outcomes = {path.name: outcome for path, outcome in grade_many([stuck, honest], slow, jobs=2, ceiling=8.0)}
+    assert isinstance(outcomes["honest"], Graded) and outcomes["honest"].report.score > 0
+    assert isinstance(outcomes["stuck"], NotGraded)
+    assert "ran past 8 s and was stopped" in outcomes["stuck"].reason
+    assert time.monotonic() - started < 40  # stopped once, not graded again
+
+
 def _colliding_names() -> tuple[str, str]:
     """Two Dask worker names that the old slot rule (crc32 % 1000) put in the same slot."""
     seen: dict[int, str] = {}
