@@ -22,7 +22,7 @@ import math
 import re
 import tomllib
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,8 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
         return Answers({}, where, Message("question.file_too_large", {"file": where, "limit": MAX_ANSWERS_BYTES}))
     try:
         text = data.decode("utf-8-sig")
+        if (long_key := _long_key_line(text)) is not None:
+            return Answers({}, where, Message("question.file_unreadable", {"file": where, "line": str(long_key)}))
         parsed, quoted = _toml(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))  # "... (at line 3, column 5)"; some messages have none
@@ -115,19 +117,40 @@ def _toml(text: str) -> tuple[dict[str, Any], list[int]]:
         return tomllib.loads(repaired), quoted  # still not TOML: its error is what is left to fix
 
 
-def _commas_quoted(text: str) -> tuple[str, list[int]]:
-    """The text with such numbers in quotes, and their lines; a line inside a multi-line string
-    (a written answer) is the student's text and stays as it is."""
-    lines = text.split("\n")
-    quoted, inside = [], ""
+def _toml_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """Each line's index and text, but for the lines inside a multi-line string (a written
+    answer: the student's text, never TOML's syntax)."""
+    inside = ""
     for index, line in enumerate(lines):
-        if not inside and (found := _TOML_COMMA_NUMBER.match(line.rstrip("\r"))):
-            lines[index] = f'{found[1]}"{found[2]}"{found[3]}'
-            quoted.append(index + 1)
+        if not inside:
+            yield index, line
         for delimiter in ('"""', "'''"):
             if (not inside or inside == delimiter) and line.count(delimiter) % 2:
                 inside = "" if inside else delimiter
+
+
+def _commas_quoted(text: str) -> tuple[str, list[int]]:
+    """The text with such numbers in quotes, and their lines; a written answer's text stays
+    as it is."""
+    lines = text.split("\n")
+    quoted = []
+    for index, line in list(_toml_lines(lines)):
+        if found := _TOML_COMMA_NUMBER.match(line.rstrip("\r")):
+            lines[index] = f'{found[1]}"{found[2]}"{found[3]}'
+            quoted.append(index + 1)
     return "\n".join(lines), quoted
+
+
+MAX_KEY_PARTS = 16
+"""More parts than any answer file's dotted key or table name needs (``q1.a`` has two)."""
+_LONG_KEY = re.compile(rf"^[ \t]*\[*[ \t]*(?:{_TOML_KEY}[ \t]*\.[ \t]*){{{MAX_KEY_PARTS}}}")
+
+
+def _long_key_line(text: str) -> int | None:
+    """The first line whose key or table name has more than ``MAX_KEY_PARTS`` parts. tomllib
+    reads such a key in a time that grows with the square of its parts: one 250 KB line of
+    ``a.a.a...`` held the grader for a minute, so a file with one is refused before it is read."""
+    return next((index + 1 for index, line in _toml_lines(text.split("\n")) if _LONG_KEY.match(line)), None)
 
 
 def _lower_keys(mapping: dict[str, Any]) -> dict[str, Any]:

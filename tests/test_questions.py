@@ -14,6 +14,7 @@ from helpers import copy_solutions, notebook_answer_cell, reference_answers
 from leakscan import leaks
 
 from grader import course, questions, verification
+from grader.messages import Message
 from grader.model import Report, Status
 from grader.questions import ANSWERS_FILE, WRITTEN
 from grader.report import reporters
@@ -455,6 +456,29 @@ def test_ticking_every_statement_earns_nothing_and_reveals_no_key():
         status, points, messages = verification.judge(part, [o.id for o in part.options])
         assert (status, points) == (Status.FAILED, 0), qid
         assert [m.id for m in messages] == ["question.all_ticked"], qid  # no option named, nor how many are false
+
+
+LONG_KEY = (b"a" + b" . a" * 60_000, b"[" + b"a." * 120_000 + b"a]")
+
+
+@pytest.mark.parametrize("key", LONG_KEY, ids=["dotted key", "table name"])
+def test_a_key_of_thousands_of_parts_is_refused_before_tomllib_reads_it(key, monkeypatch):
+    """tomllib's time grows with the square of a dotted key's parts: a 240 KB one, within the
+    file's cap, held the grader for a minute (twice, with the decimal-comma retry). The file is
+    refused, naming the line, and tomllib never sees it."""
+    data = b'[q1]\na = "b"\n' + key + b" = 1,5x\n"
+    seen = []
+    monkeypatch.setattr(verification.tomllib, "loads", lambda text, **kw: seen.append(len(text)) or {})
+    answers = verification.from_toml(data)
+    assert seen == []
+    assert answers.problem == Message("question.file_unreadable", {"file": "verification.toml", "line": "3"})
+
+
+def test_dotted_keys_an_answers_file_uses_are_read_and_dots_in_written_answers_are_text():
+    text = 'q2.b = 64\n[q1]\na = "b"\n[q3]\nb = """\n' + "x." * 40 + '\n"""\n'
+    answers = verification.from_toml(text.encode())
+    assert answers.problem is None
+    assert answers.values == {"q1": {"a": "b"}, "q2": {"b": 64}, "q3": {"b": "x." * 40 + "\n"}}
 
 
 def test_an_integer_of_thousands_of_digits_in_the_answers_file_is_unreadable_not_a_fault():
