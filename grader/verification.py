@@ -97,7 +97,7 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
 _TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
 _TOML_COMMA_NUMBER = re.compile(
     rf"^([ \t]*{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*=[ \t]*)"
-    r"([+-]?[ \t]*\d+(?:\.\d{3})*,\d+(?:[eE][+-]?\d+)?\.?)([ \t]*(?:#.*)?)$"
+    r"((?:[+-][ \t]*)?\d+(?:\.\d{3})*,\d+(?:[eE][+-]?\d+)?\.?)([ \t]*(?:#.*)?)$"
 )
 """``b = 3,54`` (also ``q6.b = 0,302``, ``b = 1,0e-6``, ``b = - 1,22``): a number with a decimal
 comma, as pt-BR writes it, where TOML wants a point."""
@@ -143,7 +143,9 @@ def _commas_quoted(text: str) -> tuple[str, list[int]]:
 
 MAX_KEY_PARTS = 16
 """More parts than any answer file's dotted key or table name needs (``q1.a`` has two)."""
-_LONG_KEY = re.compile(rf"^[ \t]*\[*[ \t]*(?:{_TOML_KEY}[ \t]*\.[ \t]*){{{MAX_KEY_PARTS}}}")
+_LONG_KEY = re.compile(rf"^[ \t]*(?:\[[ \t]*)*(?:{_TOML_KEY}[ \t]*\.[ \t]*){{{MAX_KEY_PARTS}}}")
+"""(No two runs of blanks meet without a character between them: a line of 250 KB of tabs must
+not cost the square of its length.)"""
 
 
 def _long_key_line(text: str) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import shutil
 from pathlib import Path
 
@@ -58,3 +59,16 @@ def notebook_answer_cell(answers: dict | None = None) -> str:
         if auto:
             lines.append(f"answers_{qid} = {auto!r}")
     return "\n".join(lines) + "\n"
+
+
+def ends_within(seconds, work):
+    """Run ``work`` in a forked process; whether it ended within ``seconds`` (a hang, not a
+    timing). Not a thread: a regular expression holds the interpreter's lock until it ends."""
+    process = multiprocessing.get_context("fork").Process(target=work)
+    process.start()
+    process.join(seconds)
+    if process.is_alive():
+        process.kill()
+        process.join()
+        return False
+    return process.exitcode == 0

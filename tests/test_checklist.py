@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import copy_solutions
+from helpers import copy_solutions, ends_within
 
 from grader import checklist, course
 from grader.course import MODULES
@@ -129,3 +129,14 @@ def test_the_config_note_is_checked_against_the_config_it_names(tmp_path):
 )
 def test_the_facts_a_note_must_state(facts, text, missing):
     assert checklist.missing_facts(text, facts) == missing
+
+
+def test_a_note_of_a_quarter_megabyte_of_name_characters_is_checked_not_hung_on(tmp_path):
+    """Config names were looked for from every position inside a run of name characters: a
+    note of 250 KB of them took hours. Now it is one pass; a name in the note still counts."""
+    work = tmp_path / "work"
+    work.mkdir()
+    words = " ".join(["The note names rms_norm_eps and the config it read."] * 20)
+    _note(work, words + " " + "_" * 250_000 + " gemma-2-9b.json")
+    assert ends_within(30, lambda: checklist.config_note_item(work))
+    assert checklist.CONFIG_NAMED.findall("see configs/gemma-2-9b.json, not x.json.") == ["gemma-2-9b.json", "x.json"]

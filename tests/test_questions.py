@@ -10,7 +10,7 @@ import tomllib
 import unicodedata
 
 import pytest
-from helpers import copy_solutions, notebook_answer_cell, reference_answers
+from helpers import copy_solutions, ends_within, notebook_answer_cell, reference_answers
 from leakscan import leaks
 
 from grader import course, questions, verification
@@ -472,6 +472,19 @@ def test_a_key_of_thousands_of_parts_is_refused_before_tomllib_reads_it(key, mon
     answers = verification.from_toml(data)
     assert seen == []
     assert answers.problem == Message("question.file_unreadable", {"file": "verification.toml", "line": "3"})
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"\t" * 250_000 + b"!", b"a =" + b"\t" * 250_000 + b"!", b"[\t" * 120_000],
+    ids=["tabs", "value", "brackets"],
+)
+def test_a_line_of_a_quarter_megabyte_of_blanks_is_read_in_one_pass(line):
+    """Two runs of blanks that met in a pattern (the long-key check, the decimal-comma repair)
+    were tried against each other: a line of 250 KB of tabs held the grader for many minutes."""
+    data = b'[q1]\na = "b"\n' + line + b"\n"
+    assert ends_within(30, lambda: verification.from_toml(data))
+    assert verification.from_toml(data).problem.id == "question.file_unreadable"
 
 
 def test_dotted_keys_an_answers_file_uses_are_read_and_dots_in_written_answers_are_text():
