@@ -79,6 +79,13 @@ def test_a_mermaid_diagram_needs_its_basic_structure(block, problem):
     assert checklist.mermaid_problem(block) == problem
 
 
+@pytest.mark.parametrize("run", ["-" * 400_000, "=" * 400_000], ids=["dashes", "equals"])
+def test_a_diagram_of_a_long_run_of_arrow_characters_is_read_in_one_pass(run):
+    block = "flowchart LR\n A --> B ---> C -.-> D ==> E((+)) norm\n" + run
+    assert ends_within(30, lambda: checklist.mermaid_problem(block))
+    assert checklist.mermaid_problem(block) is None  # the four arrows before it still count
+
+
 GEMMA_AS_LLAMA = """Gemma-2-9B (configs/gemma-2-9b.json): RMSNorm with rms_norm_eps = 1e-05, pre-norm, two norms
 per layer over 42 layers plus a final norm (85). A server must use RMSNorm with that eps before each
 sublayer and before the head; LayerNorm, another eps or post-norm would degrade every output token.
