@@ -15,15 +15,7 @@ import time
 import numpy as np
 
 PIPE = 1 << 16
-MINE = (
-    "attention_stub",
-    "ffn_stub",
-    "token_norm",
-    "stack_forward",
-    "stack_forward_postnorm",
-    "stack_trace",
-    "depth_rms",
-)
+MINE = "attention_stub ffn_stub token_norm stack_forward stack_forward_postnorm stack_trace depth_rms".split()
 
 
 def _reader(read_exact):
