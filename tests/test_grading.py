@@ -4,7 +4,7 @@ import json
 
 import nbformat
 import pytest
-from helpers import copy_solutions, failing, message_ids, patched
+from helpers import copy_solutions, ends_within, failing, message_ids, patched
 
 from grader import course
 from grader.course import MODULES
@@ -482,6 +482,25 @@ def test_a_misspelled_function_name_is_named_beside_the_one_the_tests_call(tmp_p
     prepared = prepare(course.solutions_dir())
     try:
         assert misspelled(prepared) == []  # every graded name defined: nothing to say
+    finally:
+        prepared.cleanup()
+
+
+def test_code_of_millions_of_names_is_not_searched_for_misspellings(tmp_path):
+    """Trial 51: a notebook of 30 MB of ``x1 = 1`` lines (2.3 million names) and no graded
+    function held the grader past two minutes (a 2 MiB module of them, for seconds): each
+    missing function was compared with every name. Past a lab's few hundred there is nothing to say."""
+    from grader.submission import misspelled, prepare
+
+    lines = [f"n{i:07d} = 1\n" for i in range(1_200_000)]
+    cells = [nbformat.v4.new_code_cell("".join(lines[i : i + 5_000])) for i in range(0, len(lines), 5_000)]
+    cells.append(nbformat.v4.new_code_cell("def rms_norm(x):\n    return x\n"))
+    path = tmp_path / "lab.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), path)
+    prepared = prepare(path)
+    try:
+        assert ends_within(30, lambda: misspelled(prepared))
+        assert misspelled(prepared) == []
     finally:
         prepared.cleanup()
 
