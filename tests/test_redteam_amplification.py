@@ -66,6 +66,20 @@ def note_flood_notebook(path: Path) -> Path:
     return path
 
 
+MANY_KEYS = """
+
+_reference_report = inspect_config
+
+
+def inspect_config(config):
+    report = _reference_report(config)
+    report.update({f"k{i:05d}" + "x" * 32: 0 for i in range(18_000)})
+    return report
+"""
+"""Trial 51: the report plus 18,000 to 21,000 unexpected keys of 40 characters. Each public test named
+every one of them: 8 MB of report text, 24 MB as JSON."""
+
+
 # case -> (how to build the submission, CLI arguments after the path)
 CASES = {
     "reference --json": (lambda tmp: SOLUTIONS, ["--json"]),
@@ -85,6 +99,10 @@ CASES = {
     "note_flood_notebook --json": (
         lambda tmp: note_flood_notebook(tmp.with_suffix(".ipynb")),
         ["--json", "-k", "test_rmsnorm_small_example"],
+    ),
+    "inspect_config many extra keys": (
+        lambda tmp: with_module(tmp, "inspect_config", (SOLUTIONS / "inspect_config.py").read_text() + MANY_KEYS),
+        ["--json", "-k", "test_gpt2 or test_llama_2 or test_note_says_what_the_report_says"],
     ),
     "note_flood_notebook text": (
         lambda tmp: note_flood_notebook(tmp.with_suffix(".ipynb")),
@@ -116,4 +134,7 @@ def test_memory_and_report_stay_bounded(case: str, outcomes: dict) -> None:
         return
     if "--json" in out.args:
         ran = [t for t in json.loads(out.stdout)["tests"] if t["status"] != "skipped"]
+        if case == "inspect_config many extra keys":  # still told which keys are unexpected, some of them
+            extra = [m["params"]["extra"] for t in ran for m in t["messages"] if m["id"] == "check.keys"]
+            assert len(extra) == 3 and all(e.endswith(", ... (+17990)") for e in extra), extra
         assert ran and all(t["score"] == 0 for t in ran if t["exercise"] == "rmsnorm" and "forged" in case)
