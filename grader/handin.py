@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from grader import course, notebook
@@ -35,7 +36,7 @@ def find_submission(submission: Path) -> tuple[Path, Message | None]:
     candidates |= {path: [path] for path in files if path.suffix in (".ipynb", ".py") and path.name not in shipped}
     if len(candidates) <= 1:
         return (next(iter(candidates), submission)), None
-    budget = [PARSED_CHARS]
+    budget = _Budget()
     magics = notebook.Allowance()  # the IPython syntax of all the upload's notebooks, together
     # Counted shallowest first: the budget goes to the work at the top, not to a deep tree.
     order = sorted(candidates, key=lambda c: (len(c.parts), str(c)))
@@ -74,6 +75,10 @@ PARSED_CHARS = 2 << 20
 upload made to be slow to parse (a parse tree costs hundreds of bytes a character) must not
 hold the grader or its memory."""
 PARSED_SOURCE = 512 << 10
+READ_BYTES = 32 << 20
+"""Bytes of files read, in all, for the same count. A notebook's code is a small part of its
+bytes, so the characters above never bounded what was read: 60 code-free notebooks of 2 MB
+each (a zip of a few hundred kilobytes) cost the grader 16 s."""
 
 
 def _shown(path: Path, submission: Path) -> str:
@@ -82,15 +87,27 @@ def _shown(path: Path, submission: Path) -> str:
     return name if len(name) <= 80 else name[:77] + "..."
 
 
-def _implemented(path: Path, budget: list[int], magics: notebook.Allowance) -> set[str]:
+@dataclass
+class _Budget:
+    """What counting the candidates' functions may still spend, in all."""
+
+    chars: int = PARSED_CHARS
+    """Characters of code parsed."""
+    bytes: int = READ_BYTES
+    """Bytes of files read (a notebook's JSON, its outputs too)."""
+
+
+def _implemented(path: Path, budget: _Budget, magics: notebook.Allowance) -> set[str]:
     """The graded functions ``path`` defines with a body of its own (a stub's is only a
     docstring and ``raise NotImplementedError``), read as grading reads it: a notebook's cells
     with IPython syntax made Python. Files past their size limit, or past what is left of the
-    ``budget`` of characters, count as none."""
+    ``budget``, count as none."""
     limit = notebook.MAX_NOTEBOOK_BYTES if path.suffix == ".ipynb" else MAX_MODULE_BYTES
     try:
-        if path.stat().st_size > min(limit, budget[0]):
+        size = path.stat().st_size
+        if size > min(limit, budget.bytes) or (path.suffix != ".ipynb" and size > budget.chars):
             return set()
+        budget.bytes -= size
         raw = path.read_bytes()
         if path.suffix == ".ipynb":
             sources = [cell.code for cell in notebook.read(raw, magics).cells]
@@ -102,8 +119,8 @@ def _implemented(path: Path, budget: list[int], magics: notebook.Allowance) -> s
     for source in sources:
         if len(source) > PARSED_SOURCE:
             continue
-        budget[0] -= len(source)
-        if budget[0] < 0:
+        budget.chars -= len(source)
+        if budget.chars < 0:
             break
         try:
             tree = ast.parse(source)

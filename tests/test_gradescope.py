@@ -151,6 +151,28 @@ def test_of_several_files_the_one_that_holds_the_work_is_graded_and_the_choice_s
     assert find_submission(tmp_path) == (tmp_path / "my_lab.py", None)  # one file: no note
 
 
+def test_counting_the_candidates_reads_a_bounded_number_of_bytes(tmp_path, monkeypatch):
+    """Trial 51: code-free notebooks of 2 MB each beside the work (a zip of a few hundred KB)
+    were all read and parsed, since only their code counted against the search's budget: 60 of
+    them cost 16 s. What is read, in all, is now bounded; the work at the top still wins."""
+    from grader import handin
+    from grader.integrations.gradescope import find_submission
+
+    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    (tmp_path / "lab.ipynb").write_text(json.dumps(_notebook_of(solved)))
+    padding = _notebook_of("x = 1")
+    padding["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "." * (1_900_000)}]
+    (tmp_path / "copies").mkdir()
+    for i in range(24):
+        (tmp_path / "copies" / f"run{i:02d}.ipynb").write_text(json.dumps(padding))
+    read: list[int] = []
+    real = handin.notebook.read
+    monkeypatch.setattr(handin.notebook, "read", lambda raw, *a: read.append(len(raw)) or real(raw, *a))
+    chosen, note = find_submission(tmp_path)
+    assert chosen == tmp_path / "lab.ipynb" and note is not None
+    assert sum(read) <= 32 << 20 < 24 * 1_900_000  # handin.READ_BYTES
+
+
 def test_a_solved_notebook_beats_the_released_stubs_and_a_venv_uploaded_with_it(tmp_path):
     """Red team, round 4: any folder of files named like the modules won before anything was
     counted (the released exercises/, a venv's matplotlib/testing/compare.py), so a solved
