@@ -493,10 +493,18 @@ def _only_magics(code: str) -> bool:
     return bool(body) and all(map(not_run, body))
 
 
-def parse(raw: bytes) -> Any:
+MAX_JSON_CONTAINERS = 1_000_000
+"""Brackets and braces a notebook file may hold (inside its strings too): a Jupyter notebook has
+a few per cell and output. 32 MB of nested empty lists in its metadata made 16 million Python
+lists, 1.6 GB and 14 s of the grader's, for a file within the size cap."""
+
+
+def parse(raw: bytes) -> dict[str, Any]:
     """The notebook file as JSON data. Raises :class:`NotebookUnreadable`."""
     if len(raw) > MAX_NOTEBOOK_BYTES:
         raise NotebookUnreadable(Message("submission.notebook_too_large", {"limit": MAX_NOTEBOOK_BYTES}))
+    if raw.count(b"[") + raw.count(b"{") > MAX_JSON_CONTAINERS:  # counted in C, before any is made
+        raise NotebookUnreadable(Message("submission.notebook_too_many_values", {"limit": MAX_JSON_CONTAINERS}))
     try:
         nb = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark some Windows editors add
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -380,8 +380,8 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
     ``stopped``: cell number -> the line that cell stopped at when it ran (0: it did not run);
     an assignment the kernel never reached is not an answer."""
     try:
-        nb = json.loads(raw.decode("utf-8-sig")) if raw is not None else {}  # a BOM, as notebook.py reads
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        nb = notebook.parse(raw) if raw is not None else {}  # its caps, as grading reads it
+    except notebook.NotebookUnreadable:
         nb = {}
     values: dict[str, dict[str, Any]] = {}
     not_python: dict[str, NotPython] = {}

@@ -177,6 +177,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "check.probe_form": {"width": "our_number", "rows": "our_number"},
     "check.porting_label": {},
     "submission.notebook_too_large": {"limit": "our_number"},
+    "submission.notebook_too_many_values": {"limit": "our_number"},
     "submission.notebook_not_json": {"detail": "submission_text"},
     "submission.notebook_no_cells": {},
     "submission.file_unreadable": {"path": "submission_text"},

@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 from redteam_helpers import ATTACKS, SOLUTIONS, normlab, with_module
 
+from grader.notebook import MAX_NOTEBOOK_BYTES
+
 pytestmark = pytest.mark.slow
 
 PEAK_MB = 500
@@ -66,6 +68,17 @@ def note_flood_notebook(path: Path) -> Path:
     return path
 
 
+def nested_lists_notebook(path: Path) -> Path:
+    """A 20 MB notebook: the reference rmsnorm, and metadata of nested empty lists (trial 51).
+
+    Within the size cap, yet 10 million Python lists once parsed, and the grader parsed it twice:
+    1.6 GB and 14 s at 32 MB."""
+    cells = json.dumps([_code((SOLUTIONS / "rmsnorm.py").read_text())])
+    pad = ",".join(["[" * 400 + "]" * 400] * 25_000)
+    path.write_text(f'{{"cells": {cells}, "metadata": {{"pad": [{pad}]}}, "nbformat": 4, "nbformat_minor": 5}}')
+    return path
+
+
 MANY_KEYS = """
 
 _reference_report = inspect_config
@@ -100,6 +113,10 @@ CASES = {
         lambda tmp: note_flood_notebook(tmp.with_suffix(".ipynb")),
         ["--json", "-k", "test_rmsnorm_small_example"],
     ),
+    "nested_lists_notebook": (
+        lambda tmp: nested_lists_notebook(tmp.with_suffix(".ipynb")),
+        ["--json", "-k", "test_rmsnorm_small_example"],
+    ),
     "inspect_config many extra keys": (
         lambda tmp: with_module(tmp, "inspect_config", (SOLUTIONS / "inspect_config.py").read_text() + MANY_KEYS),
         ["--json", "-k", "test_gpt2 or test_llama_2 or test_note_says_what_the_report_says"],
@@ -119,7 +136,7 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
         index, (_name, (build, args)) = item
         path = build(root / f"case{index}")
         if path.suffix == ".ipynb":
-            assert path.stat().st_size < 8 << 20, "under the notebook size limit"
+            assert path.stat().st_size < MAX_NOTEBOOK_BYTES, "under the notebook size limit"
         return normlab("grade", path, *args)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -134,6 +151,9 @@ def test_memory_and_report_stay_bounded(case: str, outcomes: dict) -> None:
         return
     if "--json" in out.args:
         ran = [t for t in json.loads(out.stdout)["tests"] if t["status"] != "skipped"]
+        if case == "nested_lists_notebook":  # refused before parsing, and said so
+            said = {m["id"] for t in ran for m in t["messages"]}
+            assert said == {"submission.notebook_too_many_values"}, said
         if case == "inspect_config many extra keys":  # still told which keys are unexpected, some of them
             extra = [m["params"]["extra"] for t in ran for m in t["messages"] if m["id"] == "check.keys"]
             assert len(extra) == 3 and all(e.endswith(", ... (+17990)") for e in extra), extra

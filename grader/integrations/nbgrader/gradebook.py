@@ -37,7 +37,8 @@ from grader.faults import GraderFault
 from grader.integrations.nbgrader.question_cells import auto_cell_id
 from grader.messages import describe, render_all
 from grader.model import CheckResult, Late, Report, Status
-from grader.notebook import CELL_CAP, Cell, cells, statement_text
+from grader.notebook import CELL_CAP, Cell, NotebookUnreadable, cells, statement_text
+from grader.notebook import parse as parse_notebook
 from grader.policy import DIGITS
 from grader.questions import NOTEBOOK_PREFIX
 from grader.report.reporters import STATUS_MARK
@@ -421,9 +422,8 @@ def read_student_notebook(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {"cells": []}
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-        return data if isinstance(data, dict) and isinstance(data.get("cells"), list) else {"cells": []}
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return parse_notebook(path.read_bytes())  # with grading's caps: a dict with a list of cells
+    except (OSError, NotebookUnreadable):
         return {"cells": []}
 
 
