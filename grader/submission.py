@@ -226,11 +226,11 @@ def misspelled(prepared: Prepared) -> list[Message]:
     else:
         defined = {module: _defined(_text(prepared.directory / f"{module}.py")) for module in MODULES}
     notes = []
-    candidates = {module: sorted(names - set(MODULE_OF) - _released_names()) for module, names in defined.items()}
     for function, module in sorted(MODULE_OF.items()):
         if function in defined[module] or len(defined[module]) >= MISSPELLING_NAMES:
             continue
-        close = difflib.get_close_matches(function, candidates[module], n=1, cutoff=0.8)
+        names = sorted(defined[module] - set(MODULE_OF) - _released_names())
+        close = difflib.get_close_matches(function, names, n=1, cutoff=0.8)
         if close:
             notes.append(Message("submission.misspelled", {"function": function, "defined": close[0]}))
     return notes
