@@ -71,10 +71,8 @@ SHOWN_OTHERS = 10
 """Files a note names that were not graded; the rest are counted (an upload may hold thousands)."""
 PARSED_CHARS = 2 << 20
 """Characters of code parsed, in all, to count what each candidate implements, and at most
-``PARSED_SOURCE`` of them in one file or cell: a real lab is a few dozen kilobytes, and an
-upload made to be slow to parse (a parse tree costs hundreds of bytes a character) must not
-hold the grader or its memory."""
-PARSED_SOURCE = 512 << 10
+``notebook.MAX_PARSED_CHARS`` of them in one file or cell: a real lab is a few dozen kilobytes,
+and an upload made to be slow to parse must not hold the grader or its memory."""
 READ_BYTES = 32 << 20
 """Bytes of files read, in all, for the same count. A notebook's code is a small part of its
 bytes, so the characters above never bounded what was read: 60 code-free notebooks of 2 MB
@@ -117,7 +115,7 @@ def _implemented(path: Path, budget: _Budget, magics: notebook.Allowance) -> set
         return set()
     names: set[str] = set()
     for source in sources:
-        if len(source) > PARSED_SOURCE:
+        if len(source) > notebook.MAX_PARSED_CHARS:
             continue
         budget.chars -= len(source)
         if budget.chars < 0:

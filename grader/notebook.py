@@ -33,6 +33,10 @@ solved lab with a few dozen plots passed 8 MiB, and nbgrader grades it; its code
 few hundred KiB."""
 CELL_CAP = 100_000
 """Characters of one code cell that are read: no honest cell of this lab comes near it."""
+MAX_PARSED_CHARS = 256 << 10
+"""The most code the grader parses at once (a ``.py`` file read as a notebook's download, an
+upload's candidate): a parse tree costs up to ~900 bytes a character of code (2 MiB of one-name
+lines took 1.9 GB and 11 s of the grader's). The whole lab's code is about 80 KB."""
 MAX_CELLS = 20_000
 """Cells of any kind that are read; no notebook of this lab comes near it."""
 MAX_CODE_CELLS = 2000

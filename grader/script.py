@@ -20,10 +20,12 @@ import json
 import re
 import tokenize
 
-from grader.notebook import inside_strings, parsed
+from grader.notebook import MAX_PARSED_CHARS, inside_strings, parsed
 
 NOTEBOOK_LINE = re.compile(r"^[%!][^\r\n]*", re.MULTILINE)
 """A magic or a shell command, at the start of a line: no Python parses it."""
+_NOTEBOOK_LINE_START = re.compile(r"(?:\A|[\r\n])[%!]")
+"""Where such a line starts, with lines as :data:`_LINE` counts them."""
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 """A line as Python's parser counts them: a form feed or a U+2028 does not end one (it does
 for ``str.splitlines``, and the statements to drop would be blanked a line off)."""
@@ -35,14 +37,14 @@ def plain_module(data: bytes) -> str | None:
     is only a notebook's), or is no Python even without those lines (its own error is then the
     one to report)."""
     text = data.decode("utf-8-sig", "replace")
+    if not _has_notebook_lines(text) or len(text) > MAX_PARSED_CHARS:
+        return None  # a plain module (most files) is not parsed here; a larger one is imported as it is
     tree, magics = parsed(text), False
     if tree is None:
         found = _without_notebook_lines(text)
         if found is None:
             return None
         (text, tree), magics = found, True
-    elif not NOTEBOOK_LINE.search(text) and "get_ipython" not in text and "_run_public" not in text:
-        return None  # the common case, a plain module: nothing to look for
     own_shell = any(_defines(node, "get_ipython") for node in tree.body)  # its calls are the module's own
     dropped = [node for node in tree.body if _release_machinery(node) or (not own_shell and _calls_shell(node))]
     if not dropped and not magics:
@@ -53,6 +55,17 @@ def plain_module(data: bytes) -> str | None:
         last = node.end_lineno or node.lineno
         lines[first:last] = ["pass\n"] + ["\n"] * (last - first - 1)
     return "".join(lines)
+
+
+def _has_notebook_lines(text: str) -> bool:
+    """Whether ``text`` has anything only a notebook runs, or the release's machinery."""
+    return bool(_NOTEBOOK_LINE_START.search(text)) or "get_ipython" in text or "_run_public" in text
+
+
+def too_large_download(data: bytes) -> bool:
+    """Whether ``data`` looks like a notebook's download but is too large to be read as one."""
+    text = data.decode("utf-8-sig", "replace")
+    return len(text) > MAX_PARSED_CHARS and _has_notebook_lines(text)
 
 
 def _without_notebook_lines(text: str) -> tuple[str, ast.Module] | None:

@@ -178,7 +178,11 @@ def _prepare_py(origin: Path, directory: Path) -> Prepared:
     data = _read_regular(origin, MAX_MODULE_BYTES)
     module = downloaded_module(data)
     if module is None:
-        return _prepare_single(origin, directory, "file", data)
+        prepared = _prepare_single(origin, directory, "file", data)
+        if prepared.unreadable is None and data is not None and script.too_large_download(data):
+            said = {"file": origin.name, "limit": notebook.MAX_PARSED_CHARS}
+            prepared.notes.append(Message("submission.notebook_script_too_large", said))
+        return prepared
     prepared = _prepare_single(origin, directory, "file", module.encode("utf-8", "surrogatepass"))
     prepared.notes.insert(0, Message("submission.notebook_script", {"file": origin.name}))
     return prepared

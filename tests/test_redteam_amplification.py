@@ -79,6 +79,24 @@ def nested_lists_notebook(path: Path) -> Path:
     return path
 
 
+def flood_module(path: Path, first: str = "") -> Path:
+    """Trial 51: a 2 MiB ``.py`` file (the module size limit), the reference rmsnorm and then
+    one name a line. Parsed whole to tell it from a notebook's download: 1.9 GB and 11 s; with
+    ``first`` a magic, to turn it into a module: 2 GB."""
+    text = first + (SOLUTIONS / "rmsnorm.py").read_text()
+    path.write_text(text + "a\n" * (((2 << 20) - len(text)) // 2))
+    return path
+
+
+def flood_upload(folder: Path) -> Path:
+    """A student's folder: the reference in one file, and 512 KB of one-name lines beside it,
+    which choosing between the two parsed whole (499 MB, at this suite's bound)."""
+    folder.mkdir()
+    (folder / "work.py").write_text((SOLUTIONS / "rmsnorm.py").read_text())
+    (folder / "scratch.py").write_text("a\n" * 262_000)
+    return folder
+
+
 MANY_KEYS = """
 
 _reference_report = inspect_config
@@ -121,6 +139,12 @@ CASES = {
         lambda tmp: with_module(tmp, "inspect_config", (SOLUTIONS / "inspect_config.py").read_text() + MANY_KEYS),
         ["--json", "-k", "test_gpt2 or test_llama_2 or test_note_says_what_the_report_says"],
     ),
+    "flood_module": (lambda tmp: flood_module(tmp.with_suffix(".py")), ["--json", "-k", "test_rmsnorm_small_example"]),
+    "flood_module download": (
+        lambda tmp: flood_module(tmp.with_suffix(".py"), "%matplotlib inline\n"),
+        ["--json", "-k", "test_rmsnorm_small_example"],
+    ),
+    "flood_upload": (flood_upload, ["--json", "-k", "test_rmsnorm_small_example"]),
     "note_flood_notebook text": (
         lambda tmp: note_flood_notebook(tmp.with_suffix(".ipynb")),
         ["-k", "test_rmsnorm_small_example"],
@@ -154,6 +178,9 @@ def test_memory_and_report_stay_bounded(case: str, outcomes: dict) -> None:
         if case == "nested_lists_notebook":  # refused before parsing, and said so
             said = {m["id"] for t in ran for m in t["messages"]}
             assert said == {"submission.notebook_too_many_values"}, said
+        if case == "flood_module download":  # imported as it is, and said why
+            notes = [m["id"] for m in json.loads(out.stdout)["notes"]]
+            assert notes == ["submission.notebook_script_too_large"], notes
         if case == "inspect_config many extra keys":  # still told which keys are unexpected, some of them
             extra = [m["params"]["extra"] for t in ran for m in t["messages"] if m["id"] == "check.keys"]
             assert len(extra) == 3 and all(e.endswith(", ... (+17990)") for e in extra), extra

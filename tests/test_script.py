@@ -12,6 +12,7 @@ import pytest
 from redteam_helpers import BIN, filled, make_course
 
 from grader import script
+from grader.notebook import MAX_PARSED_CHARS
 
 pytestmark = pytest.mark.slow
 
@@ -81,6 +82,30 @@ def test_a_plain_module_is_not_taken_for_a_download(module):
     """Red team 37: a docstring that mentions get_ipython(), or a module with its own, was taken
     for a download."""
     assert script.plain_module(module) is None
+
+
+def _no_parse(code):
+    raise AssertionError(f"parsed {len(code)} characters")
+
+
+def test_a_plain_module_is_not_parsed_to_tell_it_from_a_download(monkeypatch):
+    """Trial 51: a 2 MiB module of one-name lines cost the grader 1.9 GB while it was parsed
+    only to find it was no download. Without a notebook's lines nothing is parsed."""
+    monkeypatch.setattr(script, "parsed", _no_parse)
+    flood = b"a\n" * (1 << 20)
+    assert script.plain_module(flood) is None and not script.too_large_download(flood)
+
+
+@pytest.mark.parametrize("mark", [b"%matplotlib inline\n", b"x = 1\r!pip install numpy\n", b"get_ipython()\n"])
+def test_a_download_past_its_cap_is_not_parsed_and_is_said(monkeypatch, mark):
+    monkeypatch.setattr(script, "parsed", _no_parse)
+    flood = mark + b"a\n" * (MAX_PARSED_CHARS // 2)
+    assert script.plain_module(flood) is None and script.too_large_download(flood)
+
+
+def test_a_whole_lab_download_is_well_within_the_cap(downloaded):
+    _, text = downloaded
+    assert len(text) * 2 < MAX_PARSED_CHARS and script.plain_module(text.encode()) is not None
 
 
 def test_a_download_keeps_every_line_number_and_drops_what_only_a_notebook_runs():
