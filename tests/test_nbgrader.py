@@ -814,6 +814,45 @@ def test_a_cell_whose_id_was_lost_shows_the_function_the_student_defined(course)
     assert gradebook.notebook_json(copy.deepcopy(nb)) == expected
 
 
+def test_publishing_parses_a_bounded_amount_of_a_students_code(course, monkeypatch):
+    """Publishing is one process for the whole class: it parsed every code cell of a student's
+    notebook to find the answers cells, whatever their size. One cell of 2 MiB of one-name lines
+    cost it 1.9 GB; 300 cells of 100 KB, each assigning an ``answers_`` name, a minute. Each step
+    now parses at most ``PARSED_CODE`` characters, and only cells that name an answer."""
+    import ast
+
+    import nbformat
+
+    from grader.integrations.nbgrader import gradebook
+    from grader.model import Report
+
+    parsed: list[int] = []
+    real_parse = ast.parse
+
+    def counting(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        parsed.append(len(source))
+        return real_parse(source, *args, **kwargs)
+
+    released = nbformat.read(str(course / "release" / ASSIGNMENT / "lab.ipynb"), as_version=4)
+    student = filled(
+        load(course / "release" / ASSIGNMENT / "lab.ipynb"), load(course / "source" / ASSIGNMENT / "lab.ipynb")
+    )
+    honest = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)))
+
+    def code(source: str) -> dict:
+        return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+
+    flood = [code("a\n" * (1 << 20))] + [code(f"answers_x{i} = 1\n" + "a\n" * 49_990) for i in range(300)]
+    student["cells"] += flood
+    monkeypatch.setattr(ast, "parse", counting)
+    gradebook._assigned_answers.cache_clear()
+    gradebook._answers_name.cache_clear()
+    nb = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)))
+    gradebook._definitions(student)
+    assert max(parsed) <= gradebook.CELL_CAP and sum(parsed) <= 4 * gradebook.PARSED_CODE, (len(parsed), sum(parsed))
+    assert [c.source for c in nb.cells[: len(honest.cells)]] == [c.source for c in honest.cells]
+
+
 def test_a_hand_graded_answer_the_student_changed_is_asked_for_again(secure, tmp_path):
     """nbgrader flags a manually graded cell for review when it grades the submission again;
     normlab does so for a written answer whose text changed: the hand grade stays, flagged."""

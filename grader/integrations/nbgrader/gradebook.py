@@ -361,12 +361,37 @@ def apply_late_penalty(gb: Any, config: CourseConfig, assignment: str, student: 
 
 # -- the autograded notebook --------------------------------------------------------------------
 
+PARSED_CODE = 512 << 10
+"""Characters of a student's code cells parsed, in all, by each step that looks for their
+answers cells or definitions (the lab's code is about 80 KB). A parse costs up to ~900 bytes and
+~3 µs a character, in the one process that publishes the whole class: one notebook of 100 KB
+cells cost a minute of it, and one cell of 2 MiB 1.9 GB."""
+
+
+class _Parsing:
+    """What one step may still parse of one student's code cells (see :data:`PARSED_CODE`)."""
+
+    def __init__(self) -> None:
+        self.chars = PARSED_CODE
+
+    def allows(self, source: str) -> bool:
+        """Whether ``source`` may be parsed; if so, it is spent."""
+        if len(source) > min(CELL_CAP, self.chars):
+            return False
+        self.chars -= len(source)
+        return True
+
+    def answers_name(self, source: str) -> str | None:
+        """The ``answers_<id>`` a student's cell assigns; only a cell that names one is parsed."""
+        return _answers_name(source) if NOTEBOOK_PREFIX in source and self.allows(source) else None
+
 
 def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
     """Source of each top-level function the student defined, by name (the last one wins)."""
     found: dict[str, str] = {}
+    parsing = _Parsing()
     for cell in cells(student_nb):
-        if cell.kind != "code" or len(cell.source) > CELL_CAP:
+        if cell.kind != "code" or not parsing.allows(cell.source):
             continue
         try:
             tree = ast.parse(cell.source)
@@ -445,7 +470,7 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
     not one of its answers cells as the student filled it), by the released cell they follow in
     the student's notebook ("" before the first one)."""
     known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
-    answers = _released_answers(released)
+    answers, parsing = _released_answers(released), _Parsing()
     anchor, extra, headed = "", dict[str, list[Cell]](), set[str]()
     for cell in cells(student_nb):
         grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
@@ -456,7 +481,7 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
         elif lost in known and lost not in headed:  # the first copy of the question's heading only
             anchor = lost
             headed.add(lost)
-        elif cell.kind == "code" and _answers_name(cell.source) in answers:
+        elif cell.kind == "code" and parsing.answers_name(cell.source) in answers:
             continue  # the released answers cell, filled in: it takes that cell's place
         elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
             extra.setdefault(anchor, []).append(cell)
@@ -467,13 +492,14 @@ def _own_cells(student_nb: dict[str, Any]) -> dict[str, str]:
     """The student's own text of each released solution cell (by grade id) and answers cell (by
     the ``answers_<id>`` it assigns): shown as handed in, magics and all."""
     found: dict[str, str] = {}
+    parsing = _Parsing()
     for cell in cells(student_nb):
         if cell.kind != "code" or len(cell.source) > CELL_CAP:
             continue
         grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
         if grade_id and cell.nbgrader.get("solution"):
             found[grade_id] = cell.source
-        elif (name := _answers_name(cell.source)) is not None:
+        elif (name := parsing.answers_name(cell.source)) is not None:
             found[name] = cell.source
     return found
 
