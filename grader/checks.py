@@ -23,7 +23,7 @@ from typing import Any, ParamSpec, overload
 import numpy as np
 
 from grader.faults import StudentRaised
-from grader.messages import Message, render_all
+from grader.messages import Message, listed, render_all
 from grader.sandbox.inside import callables
 from grader.sandbox.inside.wire import Unsupported, WireCallable, WireFile
 from grader.vocabulary import safe_type_name
@@ -427,18 +427,7 @@ def expect_keys(got: Any, keys: Iterable[str], *, what: str) -> None:
             # Which keys are missing, and how many others there are, is the student's choice.
             raise Mismatch([Message("check.keys_hidden", {"what": what, "expected": ", ".join(keys)})])
         params = {"what": what, "expected": ", ".join(keys), "missing": ", ".join(missing) or "-"}
-        raise Mismatch([Message("check.keys", params | {"extra": _some(extra) or "-"})])
-
-
-KEYS_LISTED = 10
-"""Unexpected keys a public check names: an answer with 21,000 of them made an 8 MB report."""
-
-
-def _some(names: list[str]) -> str:
-    """The first ``KEYS_LISTED`` names, and how many more there are (a count reads the same in
-    every language)."""
-    more = f", ... (+{len(names) - KEYS_LISTED})" if len(names) > KEYS_LISTED else ""
-    return ", ".join(names[:KEYS_LISTED]) + more
+        raise Mismatch([Message("check.keys", params | {"extra": listed(extra) or "-"})])
 
 
 @contextlib.contextmanager

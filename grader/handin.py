@@ -14,7 +14,7 @@ from pathlib import Path
 
 from grader import course, notebook
 from grader.course import MODULES, PLAIN_CHECKS
-from grader.messages import Message
+from grader.messages import Message, listed
 from grader.questions import ANSWERS_FILE, answers_beside
 from grader.submission import MAX_MODULE_BYTES
 
@@ -49,7 +49,7 @@ def find_submission(submission: Path) -> tuple[Path, Message | None]:
     ranked = sorted(candidates, key=rank)
     chosen, others = ranked[0], [_shown(c, submission) for c in ranked[1:]]
     said = "submission.several_candidates_tied" if done[ranked[1]] == done[chosen] else "submission.several_candidates"
-    return chosen, Message(said, {"graded": _shown(chosen, submission), "others": _listed(others)})
+    return chosen, Message(said, {"graded": _shown(chosen, submission), "others": listed(others)})
 
 
 def _saved(path: Path) -> float:
@@ -61,14 +61,6 @@ def _saved(path: Path) -> float:
         return 0.0
 
 
-def _listed(names: list[str]) -> str:
-    """The first names, and how many more (an upload may hold thousands)."""
-    more = f" and {len(names) - SHOWN_OTHERS} more" if len(names) > SHOWN_OTHERS else ""
-    return ", ".join(names[:SHOWN_OTHERS]) + more
-
-
-SHOWN_OTHERS = 10
-"""Files a note names that were not graded; the rest are counted (an upload may hold thousands)."""
 PARSED_CHARS = 2 << 20
 """Characters of code parsed, in all, to count what each candidate implements, and at most
 ``notebook.MAX_PARSED_CHARS`` of them in one file or cell: a real lab is a few dozen kilobytes,
@@ -189,8 +181,8 @@ def upload_answers(upload: Path | None, work: Path) -> tuple[Path | None, Messag
     if len(found) == 1:
         return found[0], None
     if len(found) > 1 and not answers_beside(work).is_file():
-        listed = _listed([_shown(path, upload) for path in found])
-        return None, Message("question.several_files", {"file": ANSWERS_FILE, "files": listed})
+        names = listed([_shown(path, upload) for path in found])
+        return None, Message("question.several_files", {"file": ANSWERS_FILE, "files": names})
     return None, None
 
 

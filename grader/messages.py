@@ -105,6 +105,18 @@ def describe(name: str, english: str, lang: str = DEFAULT_LANGUAGE) -> str:
     return descriptions().get(name, {}).get(lang, english) if lang != DEFAULT_LANGUAGE else english
 
 
+LISTED = 10
+"""Names a message lists; the rest are counted (an answer may hold 21,000 keys, an upload
+thousands of files: listed whole, they made reports of megabytes)."""
+
+
+def listed(names: list[str]) -> str:
+    """The first ``LISTED`` names, and how many more there are: a count reads the same in every
+    language."""
+    more = f", ... (+{len(names) - LISTED})" if len(names) > LISTED else ""
+    return ", ".join(names[:LISTED]) + more
+
+
 def render_all(messages: tuple[Message, ...] | list[Message], lang: str = DEFAULT_LANGUAGE) -> str:
     """Render several messages as one paragraph per message."""
     return "\n".join(render(m, lang) for m in messages)
