@@ -853,6 +853,30 @@ def test_publishing_parses_a_bounded_amount_of_a_students_code(course, monkeypat
     assert [c.source for c in nb.cells[: len(honest.cells)]] == [c.source for c in honest.cells]
 
 
+def test_the_cells_a_student_added_are_kept_up_to_a_bound(course):
+    """nbformat writes a notebook a line of a cell at a time: 6 MB of added one-line cells took
+    550 MB of the class's publishing process and made a 33 MB autograded notebook. What a
+    student added is kept up to ``EXTRA_CHARS`` in all, and a last cell says how many were left
+    out, in the course's language."""
+    import nbformat
+
+    from grader.integrations.nbgrader import gradebook
+    from grader.model import Report
+
+    released = nbformat.read(str(course / "release" / ASSIGNMENT / "lab.ipynb"), as_version=4)
+    student = filled(
+        load(course / "release" / ASSIGNMENT / "lab.ipynb"), load(course / "source" / ASSIGNMENT / "lab.ipynb")
+    )
+    scratch = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": "x = 1\n"}
+    flood = dict(scratch, source="a\n" * 49_999)
+    student["cells"] += [scratch] + [flood] * 60
+    nb = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)), "pt-BR")
+    added = [c.source for c in nb.cells if c.source.startswith("a\n")]
+    assert 0 < len(added) < 60 and sum(map(len, added)) <= gradebook.EXTRA_CHARS
+    assert "x = 1\n" in [c.source for c in nb.cells]
+    assert nb.cells[-1].source.startswith(f"normlab: outras {60 - len(added)} células")
+
+
 def test_a_hand_graded_answer_the_student_changed_is_asked_for_again(secure, tmp_path):
     """nbgrader flags a manually graded cell for review when it grades the submission again;
     normlab does so for a written answer whose text changed: the hand grade stays, flagged."""

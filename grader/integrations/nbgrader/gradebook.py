@@ -35,7 +35,7 @@ import nbformat
 from grader.course import EXERCISES
 from grader.faults import GraderFault
 from grader.integrations.nbgrader.question_cells import auto_cell_id
-from grader.messages import describe, render_all
+from grader.messages import Message, describe, render_all
 from grader.model import CheckResult, Late, Report, Status
 from grader.notebook import CELL_CAP, Cell, NotebookUnreadable, cells, statement_text
 from grader.notebook import parse as parse_notebook
@@ -465,13 +465,29 @@ def _assigned_answers(sources: tuple[str, ...]) -> frozenset[str]:
     return frozenset(name for name in names if name is not None)
 
 
-def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, list[Cell]]:
+EXTRA_CHARS = 1 << 20
+"""Characters of the cells a student added that their autograded notebook keeps, in all (scratch
+cells and notes come to tens of kilobytes). nbformat writes a notebook one line of a cell at a
+time: 6 MB of added one-line cells took 550 MB of the class's publishing process and made a
+33 MB file."""
+
+
+@dataclass
+class _Added:
+    """The cells a student added, by the released cell they follow, and how many of them, past
+    :data:`EXTRA_CHARS`, are left out."""
+
+    cells: dict[str, list[Cell]]
+    left_out: int = 0
+
+
+def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> _Added:
     """The cells the student added (any cell without a grade id of the released notebook, and
     not one of its answers cells as the student filled it), by the released cell they follow in
     the student's notebook ("" before the first one)."""
     known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
     answers, parsing = _released_answers(released), _Parsing()
-    anchor, extra, headed = "", dict[str, list[Cell]](), set[str]()
+    anchor, added, headed, room = "", _Added({}), set[str](), EXTRA_CHARS
     for cell in cells(student_nb):
         grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
         lost = f"{question_by_heading(cell)}-question" if not grade_id else ""  # its metadata gone (Colab)
@@ -484,8 +500,12 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
         elif cell.kind == "code" and parsing.answers_name(cell.source) in answers:
             continue  # the released answers cell, filled in: it takes that cell's place
         elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
-            extra.setdefault(anchor, []).append(cell)
-    return extra
+            room -= len(cell.source)
+            if room >= 0:
+                added.cells.setdefault(anchor, []).append(cell)
+            else:
+                added.left_out += 1
+    return added
 
 
 def _own_cells(student_nb: dict[str, Any]) -> dict[str, str]:
@@ -523,7 +543,7 @@ def written_answers(released: nbformat.NotebookNode, student_nb: dict[str, Any])
         if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
     }
     found = {gid: text for gid, text in _answers(student_nb).items() if gid in answer_ids}
-    for anchor, added in _extra_cells(released, student_nb).items():
+    for anchor, added in _extra_cells(released, student_nb).cells.items():
         target = _question_of(anchor, answer_ids)
         texts = [cell.source for cell in added if cell.kind == "markdown"]
         if target is not None and texts:
@@ -613,11 +633,15 @@ def autograded_notebook(
             earned = sum(r.score for r in results)
             cell.outputs = _verdict_outputs(_verdict_lines(results, lang), earned)
             cell.execution_count = 1
-    merged = [_kept(c) for c in extra.get("", [])]
+    merged = [_kept(c) for c in extra.cells.get("", [])]
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
         absorbed = _question_of(grade_id, answer_ids) is not None
-        merged += [cell, *(_kept(c) for c in extra.get(grade_id, []) if not (absorbed and c.kind == "markdown"))]
+        kept = (_kept(c) for c in extra.cells.get(grade_id, []) if not (absorbed and c.kind == "markdown"))
+        merged += [cell, *kept]
+    if extra.left_out:
+        said = Message("feedback.added_cells_left_out", {"cells": extra.left_out, "limit": EXTRA_CHARS})
+        merged.append(nbformat.v4.new_markdown_cell(render_all([said], lang)))
     nb.cells = merged
     return nb
 
