@@ -877,6 +877,32 @@ def test_the_cells_a_student_added_are_kept_up_to_a_bound(course):
     assert nb.cells[-1].source.startswith(f"normlab: outras {60 - len(added)} células")
 
 
+def test_a_written_answer_is_copied_up_to_a_bound(course):
+    """A 6 MB written answer, copied whole into the autograded notebook, took 550 MB of the
+    class's publishing process to write. Its cell shows the first ``CELL_CAP`` characters and
+    says how many more there are; the answer itself is still compared whole."""
+    import nbformat
+
+    from grader.integrations.nbgrader import gradebook
+    from grader.model import Report
+    from grader.notebook import CELL_CAP
+
+    released = nbformat.read(str(course / "release" / ASSIGNMENT / "lab.ipynb"), as_version=4)
+    student = filled(
+        load(course / "release" / ASSIGNMENT / "lab.ipynb"), load(course / "source" / ASSIGNMENT / "lab.ipynb")
+    )
+    answer = student["cells"][cell_index(student, "q1-answer")]
+    answer["source"] = "a\n" * 3_000_000
+    assert gradebook.written_answers(released, student)["q1-answer"] == answer["source"]
+    nb = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)))
+    shown = nb.cells[cell_index(nb, "q1-answer")].source
+    assert shown.startswith("a\n" * (CELL_CAP // 2)) and len(shown) < CELL_CAP + 200
+    assert shown.endswith(
+        f"[normlab: {6_000_000 - CELL_CAP} more characters of this answer are not copied here; "
+        "they are in the submitted notebook.]"
+    )
+
+
 def test_a_hand_graded_answer_the_student_changed_is_asked_for_again(secure, tmp_path):
     """nbgrader flags a manually graded cell for review when it grades the submission again;
     normlab does so for a written answer whose text changed: the hand grade stays, flagged."""

@@ -624,7 +624,7 @@ def autograded_notebook(
             if (source := sources.get(grade_id, grade_id.split("-", 1)[-1])) is not None:
                 cell.source = source
         elif meta.get("solution") and grade_id in answers:
-            cell.source = answers[grade_id]
+            cell.source = _shown_answer(answers[grade_id], lang)
         elif not meta and cell.cell_type == "code" and (name := _answers_name(cell.source)) is not None:
             if (source := sources.get(name, name)) is not None:  # their answers to the auto-graded parts
                 cell.source = source
@@ -644,6 +644,15 @@ def autograded_notebook(
         merged.append(nbformat.v4.new_markdown_cell(render_all([said], lang)))
     nb.cells = merged
     return nb
+
+
+def _shown_answer(text: str, lang: str) -> str:
+    """A written answer as its cell in the autograded notebook shows it: up to ``CELL_CAP``
+    characters (an answer is a few paragraphs; 6 MB of one-line answer took 550 MB to write)."""
+    if len(text) <= CELL_CAP:
+        return text
+    said = Message("feedback.answer_cut", {"chars": len(text) - CELL_CAP})
+    return f"{text[:CELL_CAP]}\n\n{render_all([said], lang)}"
 
 
 def with_feedback(nb: nbformat.NotebookNode, page: str) -> nbformat.NotebookNode:
