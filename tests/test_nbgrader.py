@@ -903,6 +903,35 @@ def test_a_written_answer_is_copied_up_to_a_bound(course):
     )
 
 
+def test_a_timestamps_zone_never_names_a_file(tmp_path, monkeypatch):
+    """Trial 52: the zone in a student's timestamp.txt went to ``dateutil.tz.gettz``, which loads
+    any absolute path as a zone file, in the process that publishes the whole class (a 94 MiB
+    one took it 1.6 GB; /proc/kmsg was read). Only IANA names and names without a path are
+    looked up; any other is an unknown zone, as gettz says of one it does not know."""
+    import shutil
+
+    import dateutil.tz
+
+    from grader.integrations.nbgrader.gradebook import parse_utc
+
+    tokyo = Path("/usr/share/zoneinfo/Asia/Tokyo")
+    zone_file = tmp_path / "tz.bin"
+    if tokyo.is_file():
+        shutil.copy(tokyo, zone_file)
+    else:
+        zone_file.write_bytes(b"TZif")  # no zone data here: what reaches gettz still shows
+    asked: list[str] = []
+    real_gettz = dateutil.tz.gettz
+    monkeypatch.setattr(dateutil.tz, "gettz", lambda name=None: asked.append(name) or real_gettz(name))
+    for spelled in (str(zone_file), f":{zone_file}", f"Asia/../../../..{zone_file}", "/proc/kmsg"):
+        assert parse_utc(f"2026-11-20 10:00:00.000000 {spelled}").hour == 10, spelled  # as UTC
+    assert asked == []
+    assert parse_utc("2026-11-20 10:00:00.000000 UTC").hour == 10
+    if tokyo.is_file():
+        assert parse_utc("2026-11-20 10:00:00.000000 Asia/Tokyo").hour == 1
+    assert asked == ["UTC"] + (["Asia/Tokyo"] if tokyo.is_file() else [])
+
+
 def test_a_hand_graded_answer_the_student_changed_is_asked_for_again(secure, tmp_path):
     """nbgrader flags a manually graded cell for review when it grades the submission again;
     normlab does so for a written answer whose text changed: the hand grade stays, flagged."""

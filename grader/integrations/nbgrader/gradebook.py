@@ -80,13 +80,30 @@ def parse_utc(text: str) -> datetime:
         try:
             zone: Any = int(parts[2])
         except ValueError:
-            zone = dateutil.tz.gettz(parts[2])
+            zone = dateutil.tz.gettz(parts[2]) if _zone_name(parts[2]) else None  # unknown: as gettz says
         when: datetime = dateutil.parser.parse(" ".join([*parts[:2], "TZ"]), tzinfos={"TZ": zone})
     else:
         when = dateutil.parser.parse(text)
     if when.tzinfo is not None:
         when = (when - (when.utcoffset() or timedelta(0))).replace(tzinfo=None)
     return when
+
+
+def _zone_name(name: str) -> bool:
+    """Whether a timestamp's zone may be looked up: an IANA name (``America/Sao_Paulo``) or one
+    without a path in it (``UTC``, ``EST5EDT``, ``UTC+3``). The student writes the file, and
+    ``dateutil.tz.gettz`` loads any absolute path as a zone file, in the process that publishes
+    the whole class (trial 52: a 94 MiB zone file took it 1.6 GB; ``/proc/kmsg`` was read)."""
+    if "/" not in name and "\\" not in name and not name.startswith(":"):
+        return True  # gettz looks it up inside the system's zone folder, or parses it
+    return name in _iana_names()
+
+
+@functools.lru_cache(maxsize=1)
+def _iana_names() -> frozenset[str]:
+    import zoneinfo
+
+    return frozenset(zoneinfo.available_timezones())
 
 
 def _ensure_alembic_on_path() -> None:
