@@ -501,6 +501,10 @@ MAX_JSON_CONTAINERS = 1_000_000
 """Brackets and braces a notebook file may hold (inside its strings too): a Jupyter notebook has
 a few per cell and output. 32 MB of nested empty lists in its metadata made 16 million Python
 lists, 1.6 GB and 14 s of the grader's, for a file within the size cap."""
+MAX_JSON_SEPARATORS = 3_000_000
+"""Commas and colons a notebook file may hold (inside its strings too): one a value, the rest
+of what parsing it makes. The lab's notebook has one in 20 bytes; 6.7 million short strings in
+a flat list (32 MB) took the grading process 611 MB, and the class's publishing process 670 MB."""
 
 
 def parse(raw: bytes) -> dict[str, Any]:
@@ -509,6 +513,8 @@ def parse(raw: bytes) -> dict[str, Any]:
         raise NotebookUnreadable(Message("submission.notebook_too_large", {"limit": MAX_NOTEBOOK_BYTES}))
     if raw.count(b"[") + raw.count(b"{") > MAX_JSON_CONTAINERS:  # counted in C, before any is made
         raise NotebookUnreadable(Message("submission.notebook_too_many_values", {"limit": MAX_JSON_CONTAINERS}))
+    if raw.count(b",") + raw.count(b":") > MAX_JSON_SEPARATORS:
+        raise NotebookUnreadable(Message("submission.notebook_too_many_items", {"limit": MAX_JSON_SEPARATORS}))
     try:
         nb = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark some Windows editors add
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:

@@ -178,6 +178,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "check.porting_label": {},
     "submission.notebook_too_large": {"limit": "our_number"},
     "submission.notebook_too_many_values": {"limit": "our_number"},
+    "submission.notebook_too_many_items": {"limit": "our_number"},
     "submission.notebook_not_json": {"detail": "submission_text"},
     "submission.notebook_no_cells": {},
     "submission.file_unreadable": {"path": "submission_text"},

@@ -97,6 +97,16 @@ def flood_upload(folder: Path) -> Path:
     return folder
 
 
+def flat_list_notebook(path: Path) -> Path:
+    """Trial 52: a 32 MB notebook, the reference rmsnorm and 6.7 million two-letter strings in one
+    flat list in its metadata: within the size cap and the brackets' count, yet 611 MB of the
+    grading process (670 MB of the class's publishing process) once parsed."""
+    cells = json.dumps([_code((SOLUTIONS / "rmsnorm.py").read_text())])
+    pad = ",".join(['"ab"'] * 6_500_000)
+    path.write_text(f'{{"cells": {cells}, "metadata": {{"pad": [{pad}]}}, "nbformat": 4, "nbformat_minor": 5}}')
+    return path
+
+
 MANY_KEYS = """
 
 _reference_report = inspect_config
@@ -133,6 +143,10 @@ CASES = {
     ),
     "nested_lists_notebook": (
         lambda tmp: nested_lists_notebook(tmp.with_suffix(".ipynb")),
+        ["--json", "-k", "test_rmsnorm_small_example"],
+    ),
+    "flat_list_notebook": (
+        lambda tmp: flat_list_notebook(tmp.with_suffix(".ipynb")),
         ["--json", "-k", "test_rmsnorm_small_example"],
     ),
     "inspect_config many extra keys": (
@@ -175,9 +189,11 @@ def test_memory_and_report_stay_bounded(case: str, outcomes: dict) -> None:
         return
     if "--json" in out.args:
         ran = [t for t in json.loads(out.stdout)["tests"] if t["status"] != "skipped"]
+        said = {m["id"] for t in ran for m in t["messages"]}
         if case == "nested_lists_notebook":  # refused before parsing, and said so
-            said = {m["id"] for t in ran for m in t["messages"]}
             assert said == {"submission.notebook_too_many_values"}, said
+        if case == "flat_list_notebook":
+            assert said == {"submission.notebook_too_many_items"}, said
         if case == "flood_module download":  # imported as it is, and said why
             notes = [m["id"] for m in json.loads(out.stdout)["notes"]]
             assert notes == ["submission.notebook_script_too_large"], notes
