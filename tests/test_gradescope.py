@@ -173,6 +173,29 @@ def test_counting_the_candidates_reads_a_bounded_number_of_bytes(tmp_path, monke
     assert sum(read) <= 32 << 20 < 24 * 1_900_000  # handin.READ_BYTES
 
 
+def test_a_folder_of_many_empty_files_is_searched_within_bounds(tmp_path, monkeypatch):
+    """Trial 52: a folder of 200,000 empty files (an unpacked zip) took the class's grading
+    process 11 s, and a million 63 s and 1 GB: the entry bound was checked between folders
+    only, and an empty file cost the budget nothing. Both are bounded now; the work still wins."""
+    from pathlib import Path
+
+    from grader import handin
+    from grader.integrations.gradescope import find_submission
+
+    solved = "\n\n".join((course.solutions_dir() / f"{m}.py").read_text() for m in MODULES)
+    (tmp_path / "lab.ipynb").write_text(json.dumps(_notebook_of(solved)))
+    (tmp_path / "junk").mkdir()
+    for i in range(30_000):
+        (tmp_path / "junk" / f"f{i:06d}.py").touch()
+    assert len(handin.upload_files(tmp_path)) <= handin.SEARCHED_ENTRIES
+    read: list[Path] = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda self: read.append(self) or real(self))
+    chosen, note = find_submission(tmp_path)
+    assert chosen == tmp_path / "lab.ipynb" and note is not None
+    assert 0 < len(read) <= handin.READ_BYTES // handin.FILE_BYTES
+
+
 def test_a_solved_notebook_beats_the_released_stubs_and_a_venv_uploaded_with_it(tmp_path):
     """Red team, round 4: any folder of files named like the modules won before anything was
     counted (the released exercises/, a venv's matplotlib/testing/compare.py), so a solved
