@@ -34,8 +34,8 @@ for ``str.splitlines``, and the statements to drop would be blanked a line off).
 @functools.lru_cache(maxsize=4)  # the grading and the answers read the same file
 def plain_module(data: bytes) -> str | None:
     """The module a notebook's download is, or None when ``data`` is no download (nothing in it
-    is only a notebook's), or is no Python even without those lines (its own error is then the
-    one to report)."""
+    is only a notebook's), is too large to be read as one (:func:`too_large_download`), or is
+    no Python even without those lines (its own error is then the one to report)."""
     text = data.decode("utf-8-sig", "replace")
     if not _has_notebook_lines(text) or len(text) > MAX_PARSED_CHARS:
         return None  # a plain module (most files) is not parsed here; a larger one is imported as it is
