@@ -97,6 +97,22 @@ MUTANTS = [
         "hint.gamma_beta_swapped",
     ),
     (
+        "ln_one_pass_variance",  # trial 53: full marks before the float32 case far from zero
+        "layernorm",
+        "var = np.mean(xc * xc, axis=-1, keepdims=True)",
+        "var = np.mean(xf * xf, axis=-1, keepdims=True) - mean * mean",
+        "hint.one_pass_variance",
+    ),
+    (
+        "ln_backward_one_pass_variance",
+        "layernorm",
+        "xc = xf - np.mean(xf, axis=-1, keepdims=True)  # (..., C)\n"
+        "    rstd = 1.0 / np.sqrt(np.mean(xc * xc, axis=-1, keepdims=True) + eps)",
+        "xc = xf - np.mean(xf, axis=-1, keepdims=True)  # (..., C)\n"
+        "    rstd = 1.0 / np.sqrt(np.mean(xf * xf, axis=-1, keepdims=True) - np.mean(xf, axis=-1, keepdims=True) ** 2 + eps)",
+        "hint.one_pass_variance",
+    ),
+    (
         "ln_eps_missing",
         "layernorm",
         "rstd = 1.0 / np.sqrt(var + eps)",

@@ -117,12 +117,39 @@ def layernorm_hints(
         without_eps = ln(x64, g64, b64, 0.0)
         if _tells_apart(without_eps, ln(x64, g64, b64, eps), np.asarray(x).dtype):
             candidates.append((without_eps, "hint.eps_missing"))
+        one_pass = ln_one_pass(np.asarray(x), gamma, beta, eps)
+        if _tells_apart(one_pass, ln(x64, g64, b64, eps), np.asarray(x).dtype):
+            candidates.append((one_pass, "hint.one_pass_variance"))
         if np.asarray(x).dtype == np.float16:
             x16 = np.asarray(x)
             xc16 = x16 - np.mean(x16, axis=-1, keepdims=True)  # float16 result, as a student computes it
             naive = xc16 / np.sqrt(np.mean(xc16 * xc16, axis=-1, keepdims=True) + np.float16(eps)) * gamma + beta
             candidates.insert(0, (naive.astype(np.float64), "hint.float16_overflow"))
     return candidates
+
+
+def _one_pass_rstd(x: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and ``1 / std`` of the last axis with the variance as ``mean(x**2) - mean**2``,
+    in x's own precision (float16 in float32), as a student computes it in one pass."""
+    xf = x.astype(np.float32) if x.dtype == np.float16 else x
+    mean = np.mean(xf, axis=-1, keepdims=True)
+    var = np.maximum(np.mean(xf * xf, axis=-1, keepdims=True) - mean * mean, 0)
+    return mean, 1 / np.sqrt(var + np.asarray(eps, xf.dtype))
+
+
+def ln_one_pass(x: np.ndarray, gamma: Any, beta: Any, eps: float) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        mean, rstd = _one_pass_rstd(x, eps)
+        return np.asarray((x - mean) * rstd * gamma + beta, np.float64)
+
+
+def ln_backward_one_pass(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        mean, rstd = _one_pass_rstd(x, eps)
+        xhat = (x - mean) * rstd
+        g = dout * gamma
+        dx = rstd * (g - g.mean(axis=-1, keepdims=True) - xhat * np.mean(g * xhat, axis=-1, keepdims=True))
+        return np.asarray(dx, np.float64)
 
 
 def ln_backward_no_correction(dout: np.ndarray, x: np.ndarray, gamma: Any, eps: float) -> np.ndarray:

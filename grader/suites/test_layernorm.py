@@ -106,8 +106,10 @@ def test_constant_token(student: StudentProxy, reference: Reference, rng: np.ran
 
 @pytest.mark.points(1)
 def test_float32_keeps_dtype(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """float32 input gives a float32 result of the right values."""
+    """float32 input, near zero and far from it, gives a float32 result of the right values."""
     _check(student, reference, *_case(rng, (4, 6, 16), dtype=np.float32))
+    # Far from zero, mean(x**2) - mean(x)**2 loses float32's digits: only a centered variance holds.
+    _check(student, reference, *_case(rng, (4, 6, 16), dtype=np.float32, offset=50.0))
 
 
 @pytest.mark.points(1)
@@ -175,6 +177,7 @@ def _check_backward(
                 if x.dtype == np.float16
                 else []
             ),
+            (m.ln_backward_one_pass(dout, x, gamma, eps), "hint.one_pass_variance"),
         ],
     )
     xc = x64 - x64.mean(axis=-1, keepdims=True)
@@ -213,8 +216,9 @@ def test_backward_uses_eps(student: StudentProxy, reference: Reference, rng: np.
 
 @pytest.mark.points(1)
 def test_backward_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """float32 inputs give float32 gradients."""
+    """float32 inputs, near zero and far from it, give float32 gradients of the right values."""
     _check_backward(student, reference, rng, *_case(rng, (5, 16), dtype=np.float32))
+    _check_backward(student, reference, rng, *_case(rng, (5, 16), dtype=np.float32, offset=50.0))
 
 
 @pytest.mark.points(1)
