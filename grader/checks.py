@@ -577,6 +577,7 @@ class Sublayer(WireCallable):
         return callables.Recorded(self.kind, self.params)
 
 
-def file_arg(name: str, text: str) -> WireFile:
-    """A file argument: the worker writes ``text`` to a scratch file and passes its path."""
-    return WireFile(name, text)
+def file_arg(name: str, text: str, as_path: bool = False) -> WireFile:
+    """A file argument: the worker writes ``text`` to a scratch file and passes its path, a
+    ``str`` or, with ``as_path``, a ``pathlib.Path``."""
+    return WireFile(name, text, as_path)

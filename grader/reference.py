@@ -91,7 +91,7 @@ class _KeyPickler(pickle.Pickler):
         if isinstance(obj, WireCallable):
             return _Callable, (obj.kind, obj.params)
         if isinstance(obj, WireFile):
-            return _File, (obj.name, obj.text)
+            return _File, (obj.name, obj.text, obj.as_path)
         raise _Unkeyable(type(obj).__name__)
 
 
@@ -235,7 +235,7 @@ class Reference:
         if isinstance(value, WireFile):
             path = Path(tempfile.mkdtemp(dir=self._scratch)) / Path(value.name).name
             path.write_text(value.text, encoding="utf-8")
-            return str(path)
+            return path if value.as_path else str(path)
         if isinstance(value, np.ndarray):
             return value.copy()
         if isinstance(value, dict):

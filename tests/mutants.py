@@ -303,6 +303,7 @@ MUTANTS = [
         '"phi": row("layernorm", "layer_norm_eps", 1e-5, "pre", 2,',
         None,
     ),
+    ("ic_path_not_taken", "inspect_config", "isinstance(config, (str, Path))", "isinstance(config, str)", None),
     ("ic_phi_qk_switch_ignored", "inspect_config", 'qk=bool(cfg.get("qk_layernorm", False))', "qk=False", None),
     (
         "ic_olmo_as_rmsnorm",

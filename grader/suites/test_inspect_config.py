@@ -889,10 +889,11 @@ def test_config_without_family_or_eps_key_raises(student: StudentProxy, referenc
 
 @pytest.mark.points(1)
 def test_path_argument(student: StudentProxy, reference: Reference) -> None:
-    """A path to a config.json file (a str) gives the same report as the parsed dict."""
-    # mistake: only dicts accepted (json.load skipped, or the path treated as JSON text)
-    for config in (MIXTRAL_8X7B, bank("qwen3.8-27b.json")):
-        argument = file_arg("config.json", json.dumps(config, indent=2))
+    """A path to a config.json file, a str or a pathlib.Path, gives the same report as the parsed dict."""
+    # mistake: only dicts accepted (json.load skipped, or the path treated as JSON text), or
+    # only a str taken for a path (isinstance(config, str): a Path is then "not a JSON object")
+    for config, as_path in ((MIXTRAL_8X7B, False), (bank("qwen3.8-27b.json"), True)):
+        argument = file_arg("config.json", json.dumps(config, indent=2), as_path)
         expect_fields(
             report_of(student, argument), reference.inspect_config(config), [key for key in KEYS if key != "note"]
         )

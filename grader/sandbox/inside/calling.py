@@ -12,6 +12,7 @@ import builtins
 import dis
 import io
 import os
+import pathlib
 import sys
 import tempfile
 import time
@@ -124,7 +125,7 @@ def materialize(node: Any, built: list[callables.Recorded], scratch: str) -> Any
         path = os.path.join(tempfile.mkdtemp(dir=scratch), os.path.basename(str(spec["name"])))
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(str(spec["text"]))
-        return path
+        return pathlib.Path(path) if spec.get("path") is True else path
     if isinstance(node, list):
         return [materialize(v, built, scratch) for v in node]
     if isinstance(node, tuple):

@@ -56,7 +56,8 @@ def _encode_tree(obj: Any, blobs: list[bytes], depth: int) -> Any:
     if isinstance(obj, WireCallable):
         return {"$callable": _encode_tree({"kind": obj.kind, "params": obj.params}, blobs, depth + 1)}
     if isinstance(obj, WireFile):
-        return {"$file": _encode_tree({"name": obj.name, "text": obj.text}, blobs, depth + 1)}
+        spec = {"name": obj.name, "text": obj.text} | ({"path": True} if obj.as_path else {})
+        return {"$file": _encode_tree(spec, blobs, depth + 1)}
     if obj is None or isinstance(obj, (bool, str)):
         return obj
     if isinstance(obj, (int, float)) and type(obj) in (int, float):

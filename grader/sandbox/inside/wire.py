@@ -18,10 +18,11 @@ class WireCallable:
 
 
 class WireFile:
-    """A request argument that the worker writes to a scratch file and passes as its path."""
+    """A request argument that the worker writes to a scratch file and passes as its path: a
+    ``str``, or with ``as_path`` a ``pathlib.Path``."""
 
-    def __init__(self, name: str, text: str) -> None:
-        self.name, self.text = name, text
+    def __init__(self, name: str, text: str, as_path: bool = False) -> None:
+        self.name, self.text, self.as_path = name, text, as_path
 
 
 class Unsupported:
