@@ -17,6 +17,7 @@ every attack still gets a report (exit 0).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -73,8 +74,14 @@ def nested_lists_notebook(path: Path) -> Path:
 
     Within the size cap, yet 10 million Python lists once parsed, and the grader parsed it twice:
     1.6 GB and 14 s at 32 MB."""
+    return _padded_notebook(path, "[" * 400 + "]" * 400, 25_000)
+
+
+def _padded_notebook(path: Path, item: str, count: int) -> Path:
+    """The reference rmsnorm in one cell, and ``count`` copies of the JSON ``item`` in a list in
+    the notebook's metadata (written as text: a list that large is slow to build as objects)."""
     cells = json.dumps([_code((SOLUTIONS / "rmsnorm.py").read_text())])
-    pad = ",".join(["[" * 400 + "]" * 400] * 25_000)
+    pad = ",".join([item] * count)
     path.write_text(f'{{"cells": {cells}, "metadata": {{"pad": [{pad}]}}, "nbformat": 4, "nbformat_minor": 5}}')
     return path
 
@@ -101,10 +108,7 @@ def flat_list_notebook(path: Path) -> Path:
     """Trial 52: a 32 MB notebook, the reference rmsnorm and 6.7 million two-letter strings in one
     flat list in its metadata: within the size cap and the brackets' count, yet 611 MB of the
     grading process (670 MB of the class's publishing process) once parsed."""
-    cells = json.dumps([_code((SOLUTIONS / "rmsnorm.py").read_text())])
-    pad = ",".join(['"ab"'] * 6_500_000)
-    path.write_text(f'{{"cells": {cells}, "metadata": {{"pad": [{pad}]}}, "nbformat": 4, "nbformat_minor": 5}}')
-    return path
+    return _padded_notebook(path, '"ab"', 6_500_000)
 
 
 MANY_KEYS = """
@@ -121,6 +125,15 @@ def inspect_config(config):
 every one of them: 8 MB of report text, 24 MB as JSON."""
 
 
+RMSNORM_EXAMPLE = ["--json", "-k", "test_rmsnorm_small_example"]
+"""One small public test: enough to show the grading ends, and its report's size."""
+
+
+def _notebook(build: Callable[[Path], Path]) -> Callable[[Path], Path]:
+    """A case's builder that writes its notebook at the case's path, as ``.ipynb``."""
+    return lambda tmp: build(tmp.with_suffix(".ipynb"))
+
+
 # case -> (how to build the submission, CLI arguments after the path)
 CASES = {
     "reference --json": (lambda tmp: SOLUTIONS, ["--json"]),
@@ -131,36 +144,24 @@ CASES = {
     ),
     "rmsnorm_forged_nested_frame.py": (
         lambda tmp: with_module(tmp, "rmsnorm", (ATTACKS / "rmsnorm_forged_nested_frame.py").read_text()),
-        ["--json", "-k", "test_rmsnorm_small_example"],
+        RMSNORM_EXAMPLE,
     ),
-    "statement_flood_notebook": (
-        lambda tmp: statement_flood_notebook(tmp.with_suffix(".ipynb")),
-        ["--json", "-k", "test_rmsnorm_small_example"],
-    ),
-    "note_flood_notebook --json": (
-        lambda tmp: note_flood_notebook(tmp.with_suffix(".ipynb")),
-        ["--json", "-k", "test_rmsnorm_small_example"],
-    ),
-    "nested_lists_notebook": (
-        lambda tmp: nested_lists_notebook(tmp.with_suffix(".ipynb")),
-        ["--json", "-k", "test_rmsnorm_small_example"],
-    ),
-    "flat_list_notebook": (
-        lambda tmp: flat_list_notebook(tmp.with_suffix(".ipynb")),
-        ["--json", "-k", "test_rmsnorm_small_example"],
-    ),
+    "statement_flood_notebook": (_notebook(statement_flood_notebook), RMSNORM_EXAMPLE),
+    "note_flood_notebook --json": (_notebook(note_flood_notebook), RMSNORM_EXAMPLE),
+    "nested_lists_notebook": (_notebook(nested_lists_notebook), RMSNORM_EXAMPLE),
+    "flat_list_notebook": (_notebook(flat_list_notebook), RMSNORM_EXAMPLE),
     "inspect_config many extra keys": (
         lambda tmp: with_module(tmp, "inspect_config", (SOLUTIONS / "inspect_config.py").read_text() + MANY_KEYS),
         ["--json", "-k", "test_gpt2 or test_llama_2 or test_note_says_what_the_report_says"],
     ),
-    "flood_module": (lambda tmp: flood_module(tmp.with_suffix(".py")), ["--json", "-k", "test_rmsnorm_small_example"]),
+    "flood_module": (lambda tmp: flood_module(tmp.with_suffix(".py")), RMSNORM_EXAMPLE),
     "flood_module download": (
         lambda tmp: flood_module(tmp.with_suffix(".py"), "%matplotlib inline\n"),
-        ["--json", "-k", "test_rmsnorm_small_example"],
+        RMSNORM_EXAMPLE,
     ),
-    "flood_upload": (flood_upload, ["--json", "-k", "test_rmsnorm_small_example"]),
+    "flood_upload": (flood_upload, RMSNORM_EXAMPLE),
     "note_flood_notebook text": (
-        lambda tmp: note_flood_notebook(tmp.with_suffix(".ipynb")),
+        _notebook(note_flood_notebook),
         ["-k", "test_rmsnorm_small_example"],
     ),
 }

@@ -114,11 +114,11 @@ def layernorm_hints(
             candidates.append((ln(x64, g64, b64, eps, axis=0), "hint.wrong_axis"))
         if eps != default_eps:
             candidates.append((ln(x64, g64, b64, default_eps), "hint.hardcoded_eps"))
-        without_eps = ln(x64, g64, b64, 0.0)
-        if _tells_apart(without_eps, ln(x64, g64, b64, eps), np.asarray(x).dtype):
+        right, without_eps = ln(x64, g64, b64, eps), ln(x64, g64, b64, 0.0)
+        if _tells_apart(without_eps, right, np.asarray(x).dtype):
             candidates.append((without_eps, "hint.eps_missing"))
         one_pass = ln_one_pass(np.asarray(x), gamma, beta, eps)
-        if _tells_apart(one_pass, ln(x64, g64, b64, eps), np.asarray(x).dtype):
+        if _tells_apart(one_pass, right, np.asarray(x).dtype):
             candidates.append((one_pass, "hint.one_pass_variance"))
         if np.asarray(x).dtype == np.float16:
             x16 = np.asarray(x)
