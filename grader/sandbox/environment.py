@@ -101,7 +101,21 @@ def build(packages: tuple[str, ...], root: Path | None = None) -> Environment:
             raise GraderFault(f"installing {', '.join(reqs)} for student code failed:\n{out.stderr[-2000:]}")
         (staging / MARKER).write_text(json.dumps({"requirements": list(reqs)}, indent=2) + "\n")
         staging.chmod(0o755)
-        os.replace(staging, target)
+        _place(staging, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Environment(target, reqs)
+
+
+def _place(staging: Path, target: Path) -> None:
+    """Move the built environment into place, unless another build of the same packages (a
+    second course's ``make``, a test run beside an instructor's) finished first: its copy is
+    as good as ours, and is kept."""
+    try:
+        os.replace(staging, target)
+    except OSError:
+        if not (target / MARKER).is_file():
+            raise GraderFault(
+                f"{target} is in the way of the environment for student code, and is not one "
+                f"(no {MARKER}): remove it and run `normlab environment` again"
+            ) from None
