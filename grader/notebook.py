@@ -19,6 +19,7 @@ duplicating, reordering or retyping cells cannot break grading.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -169,10 +170,13 @@ class Cell:
     nbgrader: dict[str, Any]
     """The cell's nbgrader metadata when it is a mapping, else empty."""
 
-    @property
+    @functools.cached_property
     def first_line(self) -> str:
-        """How a person finds the cell: its first line that is not blank, shortened."""
-        line = one_line(next((ln.strip() for ln in self.source.splitlines() if ln.strip()), ""))
+        """How a person finds the cell: its first line that is not blank, shortened. Worked out
+        once per cell (notes and the worker's cells ask for it), and only its first 61
+        characters are made printable: ``one_line`` keeps a text's length."""
+        line = next((ln.strip() for ln in self.source.splitlines() if ln.strip()), "")[:61]
+        line = one_line(line)
         return line if len(line) <= 60 else line[:57] + "..."
 
 
@@ -375,6 +379,8 @@ def inside_strings(tree: ast.Module) -> set[int]:
 def one_line(text: str) -> str:
     """A student's text as one printable line in a note: a line break, an escape sequence or a
     bidi override would draw lines of its own (a fake "Total: 278/278") in a report."""
+    if text.isprintable():  # nearly every line: nothing to replace
+        return text
     return "".join(ch if ch.isprintable() else " " if ch.isspace() else "?" for ch in text)
 
 
