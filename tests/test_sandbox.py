@@ -129,3 +129,26 @@ def test_bench_reports_a_ratio_from_one_run():
     assert len(data["full_seconds"]) == len(data["baseline_seconds"]) == 1
     assert data["ratio"] > 0 and data["baseline_layers"] == ["process", "rlimits", "wall-clock"]
     assert np.isclose(data["ratio"], data["full_seconds"][0] / data["baseline_seconds"][0])
+
+
+def test_the_workers_modules_are_compiled_before_a_worker_starts(tmp_path, monkeypatch):
+    """A cold worker runs with -B: what the grader does not import itself (the harness, the
+    cells' runner) it would compile at every start unless the grader compiled it first."""
+    import importlib.util
+    import shutil
+
+    from grader.sandbox import launch
+
+    inside = tmp_path / "inside"
+    shutil.copytree(launch.INSIDE_DIR, inside, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(launch, "INSIDE_DIR", inside)
+    launch._compile_inside.cache_clear()
+    harness = inside / "harness.py"
+    harness.write_text(harness.read_text() + "\nEDITED = 1\n")
+    launch.python_argv(str(inside), sys.executable)
+    sources = sorted(inside.glob("*.py"))
+    assert {"harness.py", "cells.py", "calling.py", "magics.py"} <= {p.name for p in sources}
+    for source in sources:
+        compiled = Path(importlib.util.cache_from_source(str(source)))
+        assert compiled.is_file() and compiled.stat().st_mtime_ns >= source.stat().st_mtime_ns, source.name
+    launch._compile_inside.cache_clear()
