@@ -123,16 +123,23 @@ def main() -> None:
     """normlab: exercises and a sandboxed grader for LayerNorm, RMSNorm and residual connections."""
 
 
-def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str | None) -> Report:
+def _work_in(path: Path) -> tuple[Path, Message | None, Path | None]:
+    """The work ``path`` holds, a note on the choice when there was one, and the folder it was
+    chosen in (None: ``path`` is the work itself)."""
     from grader import handin
-    from grader.runner import Options, grade
 
-    target, note, upload = Path(path), None, None
-    if target.is_dir() and not any((target / f"{m}.py").is_file() for m in course.MODULES):
+    if path.is_dir() and not any((path / f"{m}.py").is_file() for m in course.MODULES):
         # A student's folder holding a notebook, a .py file or exercises/ deeper down: graded
         # as grade-class and Gradescope grade it (the same folder must get the same grade).
-        target, note = handin.find_submission(target)
-        upload = Path(path)
+        target, note = handin.find_submission(path)
+        return target, note, path
+    return path, None, None
+
+
+def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str | None) -> Report:
+    from grader.runner import Options, grade
+
+    target, note, upload = _work_in(Path(path))
     options = Options(suites=suites, settings=settings, select=select, single=True, upload=upload)
     try:
         report = grade(target, options)
@@ -168,11 +175,17 @@ def check(
     sys.exit(0 if passed else EXIT_FAILED_CHECK)
 
 
-def _blank_answers(target: Path, lang: str) -> str:
-    """Which verification answers are still blank (or why none could be read)."""
-    from grader import questions, verification
+def _blank_answers(path: Path, lang: str) -> str:
+    """Which verification answers are still blank (or why none could be read), in the work
+    the tests ran on: a folder's notebook holds its answers as the grade reads them."""
+    from grader import handin, questions, verification
 
-    answers = verification.find(target)
+    try:
+        target, _, upload = _work_in(path.resolve())
+    except SubmissionError:
+        target, upload = path, None  # the report above already says what was not found
+    elsewhere, _ = handin.upload_answers(upload, target)
+    answers = verification.find(target, elsewhere=elsewhere)
     where = {"file": answers.where}
     if answers.problem is not None:
         return render(answers.problem, lang) + "\n"

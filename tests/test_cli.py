@@ -165,6 +165,18 @@ def test_check_without_a_path_beside_a_notebook_checks_the_notebook(tmp_path):
     assert out.returncode == 2 and "nenhum arquivo de exercício" in out.stderr
 
 
+def test_check_of_a_folder_reads_the_answers_of_the_notebook_it_checks(tmp_path):
+    """``normlab check .`` beside a lab.ipynb checked the notebook's functions but looked for
+    verification.toml for the answers, and told the student the questions would score 0; ``grade
+    .`` reads them from the notebook. The folder's answers are the checked notebook's."""
+    shutil.copy(ROOT / "tests/corpus/notebooks/lab_jupyterlab_filled.ipynb", tmp_path / "lab.ipynb")
+    of_notebook = run("check", "lab.ipynb", "-k", "rmsnorm_small", "--lang", "en", cwd=tmp_path).stdout
+    of_folder = run("check", ".", "-k", "rmsnorm_small", "--lang", "en", cwd=tmp_path).stdout
+    blanks = of_notebook[of_notebook.index("Verification questions") :]
+    assert "q6: written (blank)" in blanks
+    assert of_folder.endswith(blanks) and "verification.toml" not in of_folder, of_folder
+
+
 def test_of_two_copies_that_implement_as_much_the_last_saved_is_checked_and_the_others_named(tmp_path):
     """Student trial: lab-Copy1.ipynb (worked on last) and an older Untitled.ipynb both implement
     the whole lab; check took Untitled.ipynb, first by name, said nothing of the others, and the
