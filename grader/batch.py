@@ -55,10 +55,22 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)))
 
 
+DASK_WORKER_SECONDS = 120.0
+"""How long a Dask scheduler without workers is given to get one before the run stops: Dask
+would hold the class's tasks, silently, until a worker came."""
+
+
 def _on_dask(submissions: list[Path], options: Options, scheduler: str) -> Iterator[tuple[Path, Outcome]]:
     from distributed import Client, as_completed
 
     with Client(scheduler) as client:
+        try:
+            client.wait_for_workers(1, timeout=DASK_WORKER_SECONDS)
+        except TimeoutError:
+            raise GraderFault(
+                f"the Dask scheduler at {scheduler} has no workers (waited {DASK_WORKER_SECONDS:.0f} s); start one "
+                f"on each grading machine with `dask worker {scheduler}`. Nothing was graded."
+            ) from None
         futures = {client.submit(grade_safely, str(path), options, pure=False): path for path in submissions}
         for future in as_completed(futures):
             try:

@@ -182,6 +182,34 @@ def test_named_dask_workers_grading_at_once_never_share_a_uid(tmp_path):
     assert len(uids) == 2 and len(set(uids.values())) == 2, uids
 
 
+def test_a_dask_scheduler_without_workers_stops_the_run_with_what_to_do(tmp_path, monkeypatch):
+    """A scheduler no worker joined held the class's tasks without a word, for ever: the run
+    waits a while for a worker, then stops, says how to start one, and grades nothing."""
+    distributed = pytest.importorskip("distributed")
+    import asyncio
+
+    from grader import batch
+    from grader.faults import GraderFault
+
+    monkeypatch.setattr(batch, "DASK_WORKER_SECONDS", 2.0)
+    loop = asyncio.new_event_loop()
+    scheduler = loop.run_until_complete(_scheduler(distributed))
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    try:
+        started = time.monotonic()
+        options = Options(suites=("public",), settings=current_settings())
+        with pytest.raises(GraderFault, match=r"has no workers \(waited 2 s\).*dask worker tcp://"):
+            list(grade_many([copy_solutions(tmp_path / "alice")], options, scheduler=scheduler.address))
+        assert time.monotonic() - started < 30
+    finally:
+        asyncio.run_coroutine_threadsafe(scheduler.close(), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+
+
+async def _scheduler(distributed):
+    return await distributed.Scheduler(host="127.0.0.1", port=0, dashboard_address=":0")
+
+
 def test_an_nbgrader_hand_in_that_cannot_be_read_or_is_ambiguous_is_not_graded_not_zero(tmp_path):
     """A notebook too large to read, or several notebooks none of which has the released name:
     the student handed in work, so it is listed as not graded (with why), never scored 0."""
