@@ -486,6 +486,9 @@ CONTAINED_PLACEMENTS = {"sandwich": ("pre-norm", "post-norm"), "parallel": ("pre
 """Other placements' words a note may use for its own: a sandwich is a pre-norm and a post-norm
 around each sublayer; a parallel block's branches read one pre-norm input."""
 OTHER_PLACEMENT_PATTERNS = {
+    # Pre-norm and post-norm go by other spellings too: Pre-LN, post norm, postnorm, Post-LayerNorm.
+    "pre-norm": re.compile(_NOT_IDENTIFIER + r"pre[ -]?(?:norm|ln" + _NOT_IDENTIFIER_END + r"|layer[ -]?norm)"),
+    "post-norm": re.compile(_NOT_IDENTIFIER + r"post[ -]?(?:norm|ln" + _NOT_IDENTIFIER_END + r"|layer[ -]?norm)"),
     # "parallel" in a serving engineer's other senses names no placement: tensor-, pipeline-, data-,
     # expert- or model-parallel shards, parallelism, or a config key (use_parallel_residual).
     "parallel": re.compile(
@@ -497,6 +500,9 @@ OTHER_PLACEMENT_PATTERNS = {
 }
 """How a note names another placement than its own, where a plain substring would also find
 words that are no placement (the note's own placement is still found as a substring)."""
+INFERRED = re.compile(r"\b(?:infer(?:s|red|ring)?|assum(?:e|ed|es|ing|ption)|guess(?:ed|es|ing)?)\b", re.IGNORECASE)
+"""How a note says that an unknown family's norm and placement were inferred from its keys
+(not "inference", a serving engineer's word for running the model)."""
 EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*[1-9]\d*\b|\b0\.0{3,}[1-9]\d*\b")
 """A small number: ``1e-6``, ``0.00001``. The zeros and the digits after them never overlap: a
 student's run of 30,000 zeros split them every way (seconds per zero squared, red team 41)."""
@@ -559,6 +565,8 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
         numbers.add(eps)
     expect_value(numbers == {eps}, True, what=f"the eps value in {what}")
     expect_value(re.search(rf"\b{want['n_norms']}\b", note) is not None, True, what=f"the number of norms in {what}")
+    if INFERRED.search(want["note"]):  # an unknown family: what the report assumed is said
+        expect_value(INFERRED.search(note) is not None, True, what=f"saying the family was inferred, in {what}")
 
 
 class Sublayer(WireCallable):

@@ -441,7 +441,65 @@ MUTANTS = [
         "if all(np.array_equal(r, p) for r, p in zip(ref, port, strict=True)):",
         "hint.porting_wrong_label",
     ),
+    (
+        "ic_note_silent_on_inference",
+        "inspect_config",
+        "    if inferred_from is not None:\n        sentences.append(",
+        "    if False:\n        sentences.append(",
+        None,
+    ),
+    (
+        "ic_note_contrasts_post_ln",
+        "inspect_config",
+        '"pre": "pre-norm placement, x + f(norm(x))",',
+        '"pre": "pre-norm placement, x + f(norm(x)) (Pre-LN, unlike Post-LN)",',
+        None,
+    ),
+    (
+        "ic_note_contrasts_post_norm_spaced",
+        "inspect_config",
+        '"pre": "pre-norm placement, x + f(norm(x))",',
+        '"pre": "pre-norm placement, x + f(norm(x)), not post norm",',
+        None,
+    ),
+    (
+        "stack_silu_overflows",
+        "stack",
+        "silu = gate / (1.0 + np.exp(-gate))",
+        "silu = gate * np.exp(gate) / (1.0 + np.exp(gate))",
+        None,
+    ),
+    (
+        "res_block_norm_inline_in_float16",
+        "residual",
+        "    return x + sublayer(rmsnorm(x, gamma, eps)).astype(x.dtype)",
+        "    import numpy as np\n\n    h = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gamma\n"
+        "    return x + sublayer(h).astype(x.dtype)",
+        None,
+    ),
+    (
+        "res_postnorm_inline_in_float16",
+        "residual",
+        "    return rmsnorm(x + sublayer(x).astype(x.dtype), gamma, eps)",
+        "    import numpy as np\n\n    s = x + sublayer(x).astype(x.dtype)\n"
+        "    return (s / np.sqrt(np.mean(s * s, axis=-1, keepdims=True) + eps) * gamma).astype(x.dtype)",
+        None,
+    ),
     # quantization and norms (question 7)
+    (
+        "quant_overflows_of_the_float_run",
+        "quantization",
+        "np.sum(np.sum(s**2, axis=-1) > FLOAT16_MAX, axis=tokens)",
+        "np.sum(np.sum(f**2, axis=-1) > FLOAT16_MAX, axis=tokens)",
+        None,
+    ),
+    (
+        "quant_zeroed_only_when_quantized",
+        "quantization",
+        "        zeroed.append(np.mean(h == 0))",
+        "        zeroed.append(np.mean(h == 0) if bits is not None else 0.0)",
+        None,
+    ),
     (
         "quant_rounds_down",
         "quantization",

@@ -154,8 +154,10 @@ def test_quantized_stack_on_other_stacks(student: StudentProxy, reference: Refer
 
 @pytest.mark.points(1)
 def test_quantized_stack_in_float(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """quantized_stack with bits=None: nothing quantized, the plain pre-norm stack."""
+    """quantized_stack with bits=None: nothing quantized, the plain pre-norm stack (zeroed still
+    counts exact zeros: the input has a channel of them)."""
     x, weights = _stack(rng, 4, 10, (5,), 0.0, 0)
+    x[:, 3] = 0.0  # mistake: zeroed left at 0 when nothing is quantized
     _check_stack(student, reference, x, weights, None)
 
 
@@ -215,10 +217,15 @@ def test_quantization_report_counts_overflowing_sums(
     student: StudentProxy, reference: Reference, rng: np.random.Generator
 ) -> None:
     """overflows counts tokens whose sum of squares exceeds float16's largest value, even when no
-    single square does (a wide stream of moderate values, no outlier channel)."""
+    single square does (a wide stream of moderate values, no outlier channel), in each bit
+    width's own stream (tokens near the limit, which rounding moves across it)."""
     x, weights = _stack(rng, 3, 64, (6,), 0.0, 0)
     x = x * np.array([50.0, 10.0, 50.0, 5.0, 50.0, 10.0])[:, None]  # sums of squares ~160000 or below 6400
     _check_report(student, reference, x, weights, (None, 8, 2), None)
+    # mistake: every row counted on the float64 run's stream (here they differ, at 2 bits)
+    x, weights = _stack(rng, 3, 64, (40,), 0.0, 0)
+    near = np.sqrt(np.linspace(60_000.0, 70_000.0, 40) / np.sum(x**2, axis=-1))  # FLOAT16_MAX is 65504
+    _check_report(student, reference, x * near[:, None], weights, (None, 8, 2), None)
 
 
 @pytest.mark.points(1)

@@ -106,10 +106,15 @@ def test_block_with_silent_sublayer_is_identity(
 
 @pytest.mark.points(1)
 def test_block_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """float32 streams stay float32."""
+    """float32 streams stay float32; a float16 stream in the hundreds is normalized as rmsnorm
+    normalizes it (its squares overflow float16)."""
     x, gamma = _stream(rng, (3, 4, 16), dtype=np.float32)
     w = _weights(rng, 16).astype(np.float32)
     _check_block(student, reference, x, Sublayer("linear", w=w), gamma)
+    # mistake: the norm written out in x's dtype instead of calling rmsnorm: the squares are
+    # inf, and the sublayer reads zeros
+    x, gamma = _stream(rng, (3, 16), scale=300.0, dtype=np.float16)
+    _check_block(student, reference, x, Sublayer("linear", w=_weights(rng, 16, 50.0).astype(np.float32)), gamma)
 
 
 @pytest.mark.points(1)
@@ -149,9 +154,13 @@ def test_postnorm_block_batch(student: StudentProxy, reference: Reference, rng: 
 def test_postnorm_block_keeps_the_streams_dtype(
     student: StudentProxy, reference: Reference, rng: np.random.Generator
 ) -> None:
-    """postnorm_block keeps a float32 stream float32 even when the sublayer computes in float64."""
+    """postnorm_block keeps a float32 stream float32 even when the sublayer computes in float64, and
+    normalizes a float16 sum in the hundreds as rmsnorm normalizes it (its squares overflow float16)."""
     x, gamma = _stream(rng, (3, 4, 16), dtype=np.float32)
     _check_postnorm(student, reference, x, Sublayer("linear", w=_weights(rng, 16)), gamma.astype(np.float64))
+    # mistake: the norm of the sum written out in x's dtype: inf squares, a zero output
+    x, gamma = _stream(rng, (3, 16), scale=300.0, dtype=np.float16)
+    _check_postnorm(student, reference, x, Sublayer("linear", w=_weights(rng, 16).astype(np.float32)), gamma)
 
 
 @pytest.mark.points(1)

@@ -95,10 +95,14 @@ def test_ffn_stub_swiglu(student: StudentProxy, reference: Reference, rng: np.ra
 
 @pytest.mark.points(1)
 def test_ffn_stub_keeps_float32(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """ffn_stub returns the dtype of h: a float32 h with float32 weights gives float32."""
+    """ffn_stub returns the dtype of h: a float32 h with float32 weights gives float32, finite
+    where a gate is large (silu of a gate of 100 is about 100, though exp(100) overflows float32)."""
     h = rng.standard_normal((2, 4, 6)).astype(np.float32)
     w_gate, w_up = rng.standard_normal((6, 8)).astype(np.float32), rng.standard_normal((6, 8)).astype(np.float32)
     _check_ffn(student, reference, h, w_gate, w_up, rng.standard_normal((8, 6)).astype(np.float32))
+    # mistake: silu as exp(a) / (1 + exp(a)) * a, the same function on paper: inf / inf for a
+    # gate above 88 in float32
+    _check_ffn(student, reference, h * np.float32(60.0), w_gate, w_up, rng.standard_normal((8, 6)).astype(np.float32))
 
 
 def _check_ffn(student: StudentProxy, reference: Reference, h: Any, *weights: Any) -> None:
