@@ -137,6 +137,9 @@ def _work_in(path: Path) -> tuple[Path, Message | None, Path | None]:
 
 
 def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str | None) -> Report:
+    from grader.sandbox import policy
+
+    policy.probe_soon(settings.bwrap)  # while the runner is imported and the work prepared
     from grader.runner import Options, grade
 
     target, note, upload = _work_in(Path(path))

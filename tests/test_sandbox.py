@@ -152,3 +152,27 @@ def test_the_workers_modules_are_compiled_before_a_worker_starts(tmp_path, monke
         compiled = Path(importlib.util.cache_from_source(str(source)))
         assert compiled.is_file() and compiled.stat().st_mtime_ns >= source.stat().st_mtime_ns, source.name
     launch._compile_inside.cache_clear()
+
+
+def test_an_early_probe_is_waited_for_not_run_twice(monkeypatch):
+    """A one-off grading starts bubblewrap's trial run in a thread while it imports and
+    prepares; the plan then takes that probe's answer, not a second trial."""
+    import time
+
+    from grader.sandbox import policy
+
+    trials: list[str] = []
+
+    def slow_trial(path: str) -> str:
+        time.sleep(0.3)
+        trials.append(path)
+        return ""
+
+    monkeypatch.setattr(policy, "_try_bwrap", slow_trial)
+    policy._probed.cache_clear()
+    try:
+        policy.probe_soon("/usr/bin/bwrap")
+        found = policy.machine("/usr/bin/bwrap")  # asked while the probe still sleeps
+        assert trials == ["/usr/bin/bwrap"] and found.bwrap == "/usr/bin/bwrap"
+    finally:
+        policy._probed.cache_clear()
