@@ -95,23 +95,29 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
 
 
 _TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
-_TOML_COMMA_NUMBER = re.compile(
+_SIGN = "+\\-\u2212\u2013"  # plus, hyphen-minus, the typeset minus and an en dash
+_NUMBER_CHAR = f"[\\d.,eE{_SIGN}\u00d7\u00b7*^\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]"
+_BLANKS = "[ \\t\u00a0\u202f]+"
+_TOML_HUMAN_NUMBER = re.compile(
     rf"^([ \t]*{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*[ \t]*=[ \t]*)"
-    r"((?:[+-][ \t]*)?\d+(?:\.\d{3})*,\d+(?:[eE][+-]?\d+)?\.?)([ \t]*(?:#.*)?)$"
+    rf"((?:[{_SIGN}](?:{_BLANKS})?)?\d(?:{_NUMBER_CHAR}|{_BLANKS}(?=[\d{_SIGN}\u00d7\u00b7*]))*)([ \t]*(?:#.*)?)$"
 )
-"""``b = 3,54`` (also ``q6.b = 0,302``, ``b = 1,0e-6``, ``b = - 1,22``): a number with a decimal
-comma, as pt-BR writes it, where TOML wants a point."""
+"""A number as a person writes it, where TOML reads none: ``b = 3,54`` (also ``q6.b = 0,302``,
+``b = 1,0e-6``, ``b = - 1,22``), ``b = \u22121,22`` (a typeset minus), ``a = 266 240`` or ``a =
+266,240.0``. A blank inside the number is followed by more of it, so it never meets the
+blanks after it (a long line of them is read in one pass)."""
 
 
 def _toml(text: str) -> tuple[dict[str, Any], list[int]]:
     """The file's TOML, and the lines whose numbers were read as if in quotes: a file that is
-    not TOML only because of numbers written with a decimal comma (``b = 3,54``) is read with
-    those numbers as text (trial 47: one such line cost all 23 points). A file with another
-    error as well is reported at that error."""
+    not TOML only because of numbers TOML cannot read as written (``b = 3,54``, ``b = \u22121,22``)
+    is read with those numbers as text (trial 47: one such line cost all 23 points; trial 55:
+    a typeset minus sign did the same). A file with another error as well is reported at that
+    error."""
     try:
         return tomllib.loads(text), []
     except tomllib.TOMLDecodeError:
-        repaired, quoted = _commas_quoted(text)
+        repaired, quoted = _numbers_quoted(text)
         if not quoted:
             raise
         return tomllib.loads(repaired), quoted  # still not TOML: its error is what is left to fix
@@ -129,16 +135,25 @@ def _toml_lines(lines: list[str]) -> Iterator[tuple[int, str]]:
                 inside = "" if inside else delimiter
 
 
-def _commas_quoted(text: str) -> tuple[str, list[int]]:
-    """The text with such numbers in quotes, and their lines; a written answer's text stays
-    as it is."""
+def _numbers_quoted(text: str) -> tuple[str, list[int]]:
+    """The text with such numbers in quotes, and their lines; a number TOML reads (``3.54``)
+    and a written answer's text stay as they are."""
     lines = text.split("\n")
     quoted = []
     for index, line in list(_toml_lines(lines)):
-        if found := _TOML_COMMA_NUMBER.match(line.rstrip("\r")):
+        if (found := _TOML_HUMAN_NUMBER.match(line.rstrip("\r"))) and not _toml_value(found[2]):
             lines[index] = f'{found[1]}"{found[2]}"{found[3]}'
             quoted.append(index + 1)
     return "\n".join(lines), quoted
+
+
+def _toml_value(text: str) -> bool:
+    """Whether TOML reads ``text`` as a value by itself."""
+    try:
+        tomllib.loads(f"v = {text}")
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
 
 
 MAX_KEY_PARTS = 16
@@ -178,22 +193,30 @@ THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(?:([.,])\d{3})(?:\1\d{3})*")
 
 COMMA_DECIMAL = re.compile(r"[+-]?\d+,\d+")
 """Two whole numbers joined by a comma with no space: how pt-BR writes one number."""
+_PLAIN_KEY = r"""[A-Za-z0-9_-]+|"[A-Za-z0-9_-]+"|'[A-Za-z0-9_-]+'"""
 _TOML_AMBIGUOUS = re.compile(
-    r"^[ \t]*([A-Za-z0-9_-]+)[ \t]*=[ \t]*(" + AMBIGUOUS_NUMBER.pattern.replace("[.,]", r"\.") + r")[ \t]*(?:#.*)?$"
+    rf"^[ \t]*(?:({_PLAIN_KEY})[ \t]*\.[ \t]*)?({_PLAIN_KEY})[ \t]*=[ \t]*("
+    + AMBIGUOUS_NUMBER.pattern.replace("[.,]", r"\.")
+    + r")[ \t]*(?:#.*)?$"
 )  # a TOML float has a point only
 
 
 def _as_written(values: dict[str, dict[str, Any]], text: str) -> dict[str, dict[str, Any]]:
     """``a = 1.250`` as the student wrote it: a float that reads two ways keeps its text, so
-    that a whole-number part reads it as 1250 (any other reads it as the float it is)."""
+    that a whole-number part reads it as 1250 (any other reads it as the float it is). Also a
+    dotted key before any table (``q9.a = 266.240``) and a quoted one (``"a" = 266.240``)."""
     section = None
     for line in text.splitlines():
         if found := _TOML_SECTION.match(line):
             section = found.group(1)
-        elif (found := _TOML_AMBIGUOUS.match(line)) and section in values:
-            key, written = found.groups()
-            if isinstance(values[section].get(key), float) and values[section][key] == float(written):
-                values[section][key] = written
+        elif found := _TOML_AMBIGUOUS.match(line):
+            dotted, key, written = found[1], found[2].strip("\"'"), found[3]
+            if dotted is not None and section is not None:
+                continue  # a key inside the table's own table: no answer's
+            question = dotted.strip("\"'") if dotted is not None else section
+            parts = values.get(question) if question is not None else None
+            if isinstance(parts, dict) and isinstance(parts.get(key), float) and parts[key] == float(written):
+                parts[key] = written
     return values
 
 
@@ -678,7 +701,7 @@ FULL_STOP = re.compile(r"(?<=[\w)])\.$")
 """The full stop that ends a sentence ("3,54."); "128." reads the same without it."""
 FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)} | {0x3000: 0x20}
 WORDS_AFTER = re.compile(
-    r"(?<=[\d\u00b2\u00b3\u00b9\u2070\u2074-\u2079])(?:\s*,)?\s+\(?[^\W\d]+(?:[\s,;]+[^\W\d]+)*\)?\s*$"
+    r"(?<=[\d\u00b2\u00b3\u00b9\u2070\u2074-\u2079])(?:\s*,)?\s+\(?[^\W\d]+(?:[\s,;]+[^\W\d]+)*\.?\)?\s*$"
 )
 """Words after a number (letters, and underscores for a config key): what it counts, or a
 remark. Another number among them leaves the answer unread ("64 or 65")."""
@@ -697,6 +720,8 @@ REMARK_WORDS = frozenset(
     cabecas soma somas adição adições adicao adicoes chamada chamadas peso pesos posição posições
     posicao posicoes linha linhas coluna colunas arredondado arredondada aprox aproximadamente
     exatamente no na em de da do das dos o a os as modelo pilha atenção atencao e
+    delta deltas write writes escrita escritas rmsnorm rmsnorms layernorm layernorms gain gains
+    ganho ganhos
     """.split()
 )
 """Words that may follow a number without changing it: what the lesson's answers count, and

@@ -476,8 +476,15 @@ def test_a_key_of_thousands_of_parts_is_refused_before_tomllib_reads_it(key, mon
 
 @pytest.mark.parametrize(
     "line",
-    [b"\t" * 250_000 + b"!", b"a =" + b"\t" * 250_000 + b"!", b"[\t" * 120_000],
-    ids=["tabs", "value", "brackets"],
+    [
+        b"\t" * 250_000 + b"!",
+        b"a =" + b"\t" * 250_000 + b"!",
+        b"[\t" * 120_000,
+        b"a = 1" + b"\t" * 250_000 + b"!",
+        b"a = " + b"1 " * 125_000 + b"!",
+        b"a = 1" + "\u202f".encode() * 80_000 + b"!",
+    ],
+    ids=["tabs", "value", "brackets", "number-then-tabs", "spaced-digits", "narrow-spaces"],
 )
 def test_a_line_of_a_quarter_megabyte_of_blanks_is_read_in_one_pass(line):
     """Two runs of blanks that met in a pattern (the long-key check, the decimal-comma repair)
@@ -1021,6 +1028,15 @@ def _part(qid, pid):
         ("q9", "a", "266,240.0"),  # and English
         ("q5", "b", "1e-6 (rms_norm_eps da config)"),
         ("q3", "b", "\u20131,2247"),  # an en dash typed for the minus
+        # trial 55: the lesson's and the prompt's own nouns, a remark with its full stop in brackets
+        ("q2", "b", "64 deltas"),
+        ("q2", "b", "64 escritas"),
+        ("q4", "b", "128 RMSNorms"),
+        ("q5", "d", "169 RMSNorms"),
+        ("q9", "a", "266240 ganhos"),
+        ("q9", "a", "266240 gains"),
+        ("q1", "b", "3,54 (aprox.)"),
+        ("q1", "b", "3.54 (approx.)"),
     ],
 )
 def test_a_brazilian_students_natural_number_counts(qid, pid, given):
@@ -1116,6 +1132,36 @@ def test_numbers_with_a_decimal_comma_left_out_of_quotes_are_read_with_a_note():
         assert next(iter(verification.from_toml(text).values.values()))["b"] == value
     kept = verification.from_toml(b'[q7]\nwritten = """\nb = 1,5\n"""\n[q6]\nb = 0,302\n')
     assert kept.values == {"q7": {"written": "b = 1,5\n"}, "q6": {"b": "0,302"}} and kept.note.params["lines"] == "6"
+
+
+def test_numbers_toml_cannot_read_as_written_are_read_as_if_quoted():
+    """Trial 55: a typeset minus sign (``b = \u22121,22``, also an en dash), an exponent's, or a
+    number with its thousands apart (``a = 266 240``, ``a = 266,240.0``) made the whole file
+    invalid TOML: all 23 auto-graded points lost for one line, though the same text in quotes is
+    read. They are read as if quoted, with the note; a number TOML reads stays a number."""
+    for line, value in (
+        ("[q3]\nb = \u22121,22", "\u22121,22"),
+        ("[q3]\nb = \u20131,2247  # rounded", "\u20131,2247"),
+        ("[q3]\nb = \u2212 1.2247", "\u2212 1.2247"),
+        ("[q5]\nb = 1.0e\u22126", "1.0e\u22126"),
+        ("[q9]\na = 266 240", "266 240"),
+        ("[q9]\na = 266\u202f240", "266\u202f240"),
+        ("[q9]\na = 266,240.0", "266,240.0"),
+    ):
+        answers = verification.from_toml(f'{line}\n[q1]\na = "b"\nb = 3.54\n'.encode())
+        assert answers.problem is None, line
+        assert next(iter(answers.values.values()))["b" if "q9" not in line else "a"] == value
+        assert answers.values["q1"] == {"a": "b", "b": 3.54} and answers.note.params["lines"] == "2"
+
+
+def test_a_thousands_point_reads_the_same_under_a_dotted_or_quoted_key():
+    """Trial 55: ``q9.a = 266.240`` (a dotted key) and ``"a" = 266.240`` (a quoted one) were read
+    as 266.24, where ``a = 266.240`` under ``[q9]`` is read as written (266240 to a whole-number
+    part): one right answer, two grades, and no warning from check."""
+    for text in ('q9.a = 266.240\n[q1]\na = "b"\n', '[q9]\n"a" = 266.240\n', "q9 . 'a' = 266.240\n"):
+        assert verification.from_toml(text.encode()).values["q9"] == {"a": "266.240"}, text
+    # a key of a table inside the question's table is no answer, and is left as TOML read it
+    assert verification.from_toml(b"[q9]\nx.a = 266.240\n").values["q9"] == {"x": {"a": 266.24}}
 
 
 def test_a_notebook_number_written_with_a_decimal_comma_is_read_as_written():
