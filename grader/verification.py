@@ -744,8 +744,9 @@ OPTION_WORDS = re.compile(
     re.IGNORECASE,
 )
 """"letra B", "alternativas a, c", "option a and option c": words that only introduce letters."""
-E_BETWEEN_LETTERS = r"(?<=\w)\s+e\s+(?=\w)"
-"""Portuguese "e" (and) between two letters, "a e c"; "a, c, e" ends with an e that is ticked."""
+E_BETWEEN_LETTERS = r"(?<=[\w)])\s+e\s+(?=[\w(])"
+"""Portuguese "e" (and) between two letters, "a e c" (also "a) e c)", "(a) e (c)"); "a, c, e"
+ends with an e that is ticked."""
 
 
 def _letters(value: Any, several: bool = False, options: tuple[str, ...] = ()) -> list[str] | None:

@@ -1103,6 +1103,9 @@ def test_fullwidth_letters_and_option_words_name_the_option():
     for written in ("a e c", "\uff41, \uff43", "alternativas a, c", "letras a e c", "a, c e d", ["a, c"], ["a e c"]):
         assert verification.form_problem(several, written) is None, written
     assert verification.judge(several, "a e c") == verification.judge(several, "a, c")
+    for written in ("a) e c)", "(a) e (c)"):  # trial 55: option letters as the prompt writes them
+        assert verification.form_problem(several, written) is None, written
+        assert verification.judge(several, written) == verification.judge(several, "a, c"), written
     assert verification.judge(several, "a, c e d") == verification.judge(several, "a, c, d")
     assert verification._letters("a e c", True, ("a", "b", "c", "d", "e")) == ["a", "c", "e"]  # e is an option
     # trial 48: an "e" that is ticked, not joining, is no option here; option words before each letter
