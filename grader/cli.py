@@ -123,7 +123,11 @@ def main() -> None:
     """normlab: exercises and a sandboxed grader for LayerNorm, RMSNorm and residual connections."""
 
 
-def _work_in(path: Path) -> tuple[Path, Message | None, Path | None]:
+Work = tuple[Path, Message | None, Path | None]
+"""What :func:`_work_in` found: the work, the note on its choice, the folder it was chosen in."""
+
+
+def _work_in(path: Path) -> Work:
     """The work ``path`` holds, a note on the choice when there was one, and the folder it was
     chosen in (None: ``path`` is the work itself)."""
     from grader import handin
@@ -137,12 +141,16 @@ def _work_in(path: Path) -> tuple[Path, Message | None, Path | None]:
 
 
 def _grade(path: str, suites: tuple[str, ...], settings: Settings, select: str | None) -> Report:
+    return _grade_work(_work_in(Path(path)), suites, settings, select)
+
+
+def _grade_work(work: Work, suites: tuple[str, ...], settings: Settings, select: str | None) -> Report:
     from grader.sandbox import policy
 
     policy.probe_soon(settings.bwrap)  # while the runner is imported and the work prepared
     from grader.runner import Options, grade
 
-    target, note, upload = _work_in(Path(path))
+    target, note, upload = work
     options = Options(suites=suites, settings=settings, select=select, single=True, upload=upload)
     try:
         report = grade(target, options)
@@ -170,23 +178,21 @@ def check(
     settings = settings_from(lang=_language(lang), require_sandbox=require_sandbox)
     target = Path(path) if path else _your_work(settings.lang)
     # The report's title says which folder was checked, in full: the one header line.
-    report = _grade(str(target.resolve()), ("public",), settings, select)
+    work = _work_in(target.resolve())  # graded, and its answers listed, as grade finds them
+    report = _grade_work(work, ("public",), settings, select)
     passed = report.score == report.max_score
     verdict = render(Message("report.check_passed" if passed else "report.check_failed"), settings.lang)
-    blanks = _blank_answers(target, settings.lang)
+    blanks = _blank_answers(work, settings.lang)
     _emit(reporters.to_text(report, settings.lang) + verdict + "\n" + blanks, output)
     sys.exit(0 if passed else EXIT_FAILED_CHECK)
 
 
-def _blank_answers(path: Path, lang: str) -> str:
+def _blank_answers(work: Work, lang: str) -> str:
     """Which verification answers are still blank (or why none could be read), in the work
     the tests ran on: a folder's notebook holds its answers as the grade reads them."""
     from grader import handin, questions, verification
 
-    try:
-        target, _, upload = _work_in(path.resolve())
-    except SubmissionError:
-        target, upload = path, None  # the report above already says what was not found
+    target, _, upload = work
     elsewhere, _ = handin.upload_answers(upload, target)
     answers = verification.find(target, elsewhere=elsewhere)
     where = {"file": answers.where}

@@ -95,7 +95,9 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
 
 
 _TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
-_SIGN = "+\\-\u2212\u2013"  # plus, hyphen-minus, the typeset minus and an en dash
+DASHES = "\u2010\u2011\u2012\u2013\u2212"
+"""Dashes typed for a minus sign (a word processor's "–1,22", the typeset "−1,22")."""
+_SIGN = "+\\-" + DASHES
 _NUMBER_CHAR = f"[\\d.,eE{_SIGN}\u00d7\u00b7*^\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]"
 _BLANKS = "[ \\t\u00a0\u202f]+"
 _TOML_HUMAN_NUMBER = re.compile(
@@ -193,9 +195,8 @@ THOUSANDS = re.compile(r"[+-]?[1-9]\d{0,2}(?:([.,])\d{3})(?:\1\d{3})*")
 
 COMMA_DECIMAL = re.compile(r"[+-]?\d+,\d+")
 """Two whole numbers joined by a comma with no space: how pt-BR writes one number."""
-_PLAIN_KEY = r"""[A-Za-z0-9_-]+|"[A-Za-z0-9_-]+"|'[A-Za-z0-9_-]+'"""
 _TOML_AMBIGUOUS = re.compile(
-    rf"^[ \t]*(?:({_PLAIN_KEY})[ \t]*\.[ \t]*)?({_PLAIN_KEY})[ \t]*=[ \t]*("
+    rf"^[ \t]*(?:({_TOML_KEY})[ \t]*\.[ \t]*)?({_TOML_KEY})[ \t]*=[ \t]*("
     + AMBIGUOUS_NUMBER.pattern.replace("[.,]", r"\.")
     + r")[ \t]*(?:#.*)?$"
 )  # a TOML float has a point only
@@ -726,8 +727,7 @@ REMARK_WORDS = frozenset(
 )
 """Words that may follow a number without changing it: what the lesson's answers count, and
 remarks on rounding or where a value comes from. Any other word leaves the answer unread."""
-MINUS_SIGNS = str.maketrans(dict.fromkeys("\u2010\u2011\u2012\u2013\u2212", "-"))
-"""Dashes typed for a minus sign (a word processor's "–1,22")."""
+MINUS_SIGNS = str.maketrans(dict.fromkeys(DASHES, "-"))
 BOTH_SEPARATORS = re.compile(r"[+-]?[1-9]\d{0,2}(?:(?P<group>[.,])\d{3})(?:(?P=group)\d{3})*(?!(?P=group))[.,]\d+")
 """Thousands grouped and a decimal part, with the other separator: "266.240,0" and "266,240.0"
 are one number to every reader."""

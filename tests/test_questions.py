@@ -1145,6 +1145,7 @@ def test_numbers_toml_cannot_read_as_written_are_read_as_if_quoted():
     for line, value in (
         ("[q3]\nb = \u22121,22", "\u22121,22"),
         ("[q3]\nb = \u20131,2247  # rounded", "\u20131,2247"),
+        ("[q3]\nb = \u20101,2247", "\u20101,2247"),  # any dash the answer reader takes for a minus
         ("[q3]\nb = \u2212 1.2247", "\u2212 1.2247"),
         ("[q5]\nb = 1.0e\u22126", "1.0e\u22126"),
         ("[q9]\na = 266 240", "266 240"),
@@ -1181,14 +1182,14 @@ def test_a_notebook_number_written_with_a_decimal_comma_is_read_as_written():
 def test_check_does_not_call_unreadable_answers_answered(tmp_path):
     """Trial 47: right after listing an answer it cannot read, check said "Every verification
     question has an answer"; it says so only when every answer is there and readable."""
-    from grader.cli import _blank_answers
+    from grader.cli import _blank_answers, _work_in
 
     sub = copy_solutions(tmp_path / "sub")
     text = (course.solutions_dir() / ANSWERS_FILE).read_text()
     (sub / ANSWERS_FILE).write_text(text)
-    assert "has an answer" in _blank_answers(sub, "en")
+    assert "has an answer" in _blank_answers(_work_in(sub), "en")
     (sub / ANSWERS_FILE).write_text(re.sub(r'(?m)^a = "[a-d]"', 'a = "zz"', text, count=1))
-    shown = _blank_answers(sub, "en")
+    shown = _blank_answers(_work_in(sub), "en")
     assert "cannot read" in shown and "has an answer" not in shown, shown
 
 

@@ -107,7 +107,8 @@ def python_argv(inside_dir: str, python: str, entry: str = "harness") -> list[st
 
     -I: no user site, no PYTHON* variables, no script or current directory on sys.path, so the
     one directory the boot line adds (the one holding ``inside``) is the only one we chose;
-    -B: never write .pyc files next to the student's modules.
+    -B: never write .pyc files next to the student's modules (the grader compiles the
+    ``inside`` package itself first, see :func:`_compile_inside`).
     """
     _compile_inside()
     parent, name = os.path.split(inside_dir.rstrip("/"))
