@@ -89,6 +89,7 @@ code may read them by a relative path, when grading too."""
 PACKAGE = Path(__file__).resolve().parent
 
 
+@cache
 def course_root() -> Path:
     """The directory holding ``exercises/`` (and, for instructors, ``solutions/``).
 

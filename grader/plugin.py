@@ -76,6 +76,8 @@ class _Meta:
     fixtures: tuple[str, ...]
     """The fixtures the test function asks for: its parameters without a default, as pytest
     reads them."""
+    seed: int
+    """The test's random seed (``discovery.seed``)."""
 
 
 def _fixtures(function: object) -> tuple[str, ...]:
@@ -135,7 +137,8 @@ class GradingPlugin:
             unknown = [f for f in fixtures if f not in discovery.FIXTURES]
             if not callable(function) or unknown:
                 self.grader_faults.append(f"{_key(item)}: not a test function of ours (fixtures {unknown})")
-            self.meta[_key(item)] = _Meta(name, exercise, description, visibility, points, fixtures)
+            seed = discovery.seed(Path(str(item.path)).stem, item.name)
+            self.meta[_key(item)] = _Meta(name, exercise, description, visibility, points, fixtures, seed)
 
     def pytest_deselected(self, items: Sequence[TestItem]) -> None:
         """Tests left out by ``-k`` are not in the report at all: it shows what was selected."""
@@ -155,7 +158,7 @@ class GradingPlugin:
         proxy.answers = 0
         proxy.called.clear()
         started = time.monotonic()
-        context = discovery.FixtureContext(proxy, self._reference, discovery.seed(Path(str(item.path)).stem, item.name))
+        context = discovery.FixtureContext(proxy, self._reference, meta.seed)
         exc: BaseException | None = None
         try:
             fixtures = {name: discovery.FIXTURES[name](context) for name in meta.fixtures}

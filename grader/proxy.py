@@ -17,6 +17,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import PurePath
 from typing import Any, Protocol
 
@@ -190,11 +191,16 @@ class StudentProxy:
         "(submission.py, line 74)" names the internal copy of their one file."""
         return _MESSAGE_FILE.sub(lambda m: f"({self._file_name(m.group(1))}, line {m.group(2)})", message)
 
+    @cached_property
+    def _first_lines(self) -> dict[int, str]:
+        """Each notebook cell's first line by its number, for naming cells in tracebacks."""
+        return {cell.number: cell.first_line for cell in self._prepared.cells}
+
     def _placed(self, traceback: str) -> str:
         """A traceback whose frames name the code as the student finds it: a notebook cell by
         its number (as the notes count cells) and first line, a file by the student's own name
         for it, never the sandbox's path or the grader's internal copy."""
-        firsts = {cell.number: cell.first_line for cell in self._prepared.cells}
+        firsts = self._first_lines
 
         def cell(match: re.Match[str]) -> str:
             number = int(match.group(1))

@@ -8,6 +8,7 @@ test names, in a comment, the mistake it is there to catch.
 
 import json
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 import pytest
@@ -493,8 +494,15 @@ FALCON_11B = {  # tiiuae/falcon-11B: new decoder architecture, but one shared no
 
 
 def bank(name: str) -> dict[str, Any]:
-    config: dict[str, Any] = json.loads((solutions_dir() / "configs" / name).read_text(encoding="utf-8"))
+    """A published config of the bank, as a fresh dict the test may change."""
+    config: dict[str, Any] = json.loads(_bank_text(name))
     return config
+
+
+@cache
+def _bank_text(name: str) -> str:
+    # Read once per process: the tests load a bank config about 140 times a grading.
+    return (solutions_dir() / "configs" / name).read_text(encoding="utf-8")
 
 
 def without(config: dict[str, Any], key: str) -> dict[str, Any]:

@@ -53,13 +53,13 @@ class CappedText(io.TextIOBase):
         return "".join(self.parts) + tail
 
 
-def student_traceback(exc: BaseException, directory: str) -> str:
-    """The traceback restricted to frames in the student's own files (or notebook cells)."""
-    frames = [
-        f
-        for f in traceback.extract_tb(exc.__traceback__)
-        if f.filename.startswith(directory) or f.filename.startswith("<cell ")
-    ]
+def own_frames(exc: BaseException, directory: str) -> list[traceback.FrameSummary]:
+    """The traceback's frames in the student's own files (or notebook cells)."""
+    return [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith((directory, "<cell "))]
+
+
+def student_traceback(exc: BaseException, frames: list[traceback.FrameSummary]) -> str:
+    """The traceback restricted to the student's own ``frames`` (see ``own_frames``)."""
     last = "".join(traceback.format_exception_only(type(exc), exc))
     if len(last) > MESSAGE_CAP:  # a huge message must not push the type and the frames out
         last = f"{last[:MESSAGE_CAP]} [... {len(last) - MESSAGE_CAP} more characters]\n"
@@ -78,15 +78,15 @@ def exception_report(exc: BaseException, directory: str) -> dict[str, Any]:
         (c for c in cls.__mro__ if c.__module__ == "builtins" and getattr(builtins, c.__name__, None) is c),
         BaseException,
     )
+    own = own_frames(exc, directory)  # extracting a traceback reads source lines: once
     report = {
         "exc_type": cls.__name__[:200],
         "builtin_type": nearest.__name__,
         "message": str(exc)[:MESSAGE_CAP] if not isinstance(exc, SystemExit) else repr(exc.code)[:MESSAGE_CAP],
-        "traceback": student_traceback(exc, directory),
+        "traceback": student_traceback(exc, own),
     }
     if isinstance(exc, NameError) and isinstance(exc.name, str):
         report["name"] = exc.name[:100]  # the name that was missing
-    own = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith((directory, "<cell "))]
     if own:
         report["raised_in"] = own[-1].name[:100]  # the student's function the exception left from
     return report
