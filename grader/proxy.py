@@ -130,7 +130,9 @@ class StudentProxy:
         self._prepared = prepared
         self._worker = worker
         self._limits = limits
-        self._broken_modules: dict[str, StudentFault] = {}
+        self._broken_modules: dict[str, Callable[[str], StudentFault]] = {}
+        """For each module that could not be imported, its fault for a call of a function in
+        it: each test names the function it called."""
         self._strikes: dict[str, int] = {}
         self._spent = 0.0
         self.last_call: CallRecord | None = None
@@ -222,8 +224,7 @@ class StudentProxy:
         if module not in self._prepared.present:
             raise StudentMissing(function, self._missing_from(module), None, handed_in=False)
         if module in self._broken_modules:
-            # A fresh traceback each time: re-raising the stored fault would grow its traceback.
-            raise self._broken_modules[module].with_traceback(None)
+            raise self._broken_modules[module](function)
         if self._strikes.get(function, 0) >= self._limits.timeout_strikes:
             raise StudentTimeout(
                 function, [Message("fault.timeout_repeat", {"function": function, "strikes": self._strikes[function]})]
@@ -289,11 +290,8 @@ class StudentProxy:
             budget = Message("fault.budget_spent", {"seconds": self._limits.submission_seconds})
             return StudentTimeout(function, [budget])
         if reply.importing:
-            fault = StudentTimeout(
-                function, [Message("fault.import_timeout", {"module": self._file_name(module), "seconds": seconds})]
-            )
-            self._broken_modules[module] = fault
-            return fault
+            timeout = Message("fault.import_timeout", {"module": self._file_name(module), "seconds": seconds})
+            return self._broken(module, function, lambda name: StudentTimeout(name, [timeout]))
         self._strikes[function] = self._strikes.get(function, 0) + 1
         return StudentTimeout(function, [Message("fault.timeout", {"function": function, "seconds": seconds})])
 
@@ -304,16 +302,16 @@ class StudentProxy:
         if answer.output.strip():
             self.output.append(answer.output)
         if isinstance(answer, answers.ImportFailed):
-            fault = StudentImportError(
-                function,
+            file, message, traceback = (
                 self._file_name(module),
-                answer.exc_type,
-                answer.builtin_type,
                 self._placed_message(answer.message),
                 self._placed(answer.traceback),
             )
-            self._broken_modules[module] = fault
-            raise fault
+            raise self._broken(
+                module,
+                function,
+                lambda name: StudentImportError(name, file, answer.exc_type, answer.builtin_type, message, traceback),
+            )
         if isinstance(answer, answers.Missing):
             missing = StudentMissing(function, self._missing_from(module), answer.found)
             _name_from_cell(missing, function, self.failed_names())  # a cell that failed before its def
@@ -376,14 +374,20 @@ class StudentProxy:
         shown = [Message(f"fault.died_{reason}", {"function": function})]
         private = [Message("fault.died_detail", {"status": status})]
         if reply.importing:
-            fault = StudentCrashed(
+            crashed = Message("fault.import_crashed", {"module": self._file_name(module)})
+            return self._broken(
+                module,
                 function,
-                [Message("fault.import_crashed", {"module": self._file_name(module)}), *shown],
-                private=private,
+                lambda name: StudentCrashed(
+                    name, [crashed, Message(f"fault.died_{reason}", {"function": name})], private=private
+                ),
             )
-            self._broken_modules[module] = fault
-            return fault
         return StudentCrashed(function, shown, private=private)
+
+    def _broken(self, module: str, function: str, fault: Callable[[str], StudentFault]) -> StudentFault:
+        """Keep ``module``'s import fault for the calls after this one; this call's fault."""
+        self._broken_modules[module] = fault
+        return fault(function)
 
     def take_output(self) -> str:
         """The print output collected since the last call to this method."""

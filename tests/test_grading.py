@@ -161,6 +161,23 @@ def test_syntax_error_costs_only_that_module(tmp_path):
     assert "fault.import_error" in message_ids(report)
 
 
+def test_a_module_that_does_not_import_is_named_with_the_function_each_test_called(tmp_path):
+    # The fault is kept per module, but each test called its own function: a postnorm_block
+    # test must not say "so block could not be called" (trial 57).
+    sub = patched(
+        tmp_path / "sub", "residual", "from rmsnorm import rmsnorm\n", "import pandas\nfrom rmsnorm import rmsnorm\n"
+    )
+    report = grade(sub)
+    named = {
+        r.name: {m.params["function"] for m in r.messages if m.id == "fault.import_error"}
+        for r in failing(report)
+        if r.exercise == "residual"
+    }
+    postnorm = {name: functions for name, functions in named.items() if "postnorm" in name}
+    assert postnorm and all(functions == {"postnorm_block"} for functions in postnorm.values()), postnorm
+    assert set().union(*named.values()) == {"block", "postnorm_block"}
+
+
 def test_exit_at_import_zeroes_that_module_only(tmp_path):
     sub = patched(tmp_path / "sub", "inspect_config", "import json\n", "import json\nimport os\nos._exit(0)\n")
     report = grade(sub)
