@@ -544,3 +544,13 @@ def test_a_cell_that_defines_a_function_and_then_runs_too_long_keeps_the_functio
     assert notes["submission.cell_stopped"].params["seconds"] == 1.0
     assert notes["submission.cell_stopped"].params["cell"] == 1 and "submission.cell_timeout" in notes
     assert notes["submission.cell_timeout"].params["cell"] == 2
+
+
+def test_a_constant_equal_to_the_public_answer_fails_the_public_check_in_a_final_grading(tmp_path):
+    # token_norm's public answer is a mean over tokens: reversing the tokens leaves it as it
+    # is, so a function returning that constant passed its twin (trial 57).
+    sub = patched(tmp_path / "sub", "stack", "def token_norm(v):\n", "def token_norm(v):\n    return 5.0\n")
+    report = grade(sub)
+    public = next(r for r in report.results if r.name == "stack/public/test_token_norm_small_example")
+    assert public.status is Status.FAILED
+    assert [m.id for m in public.messages] == ["check.public_twin_scaled"]
