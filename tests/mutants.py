@@ -51,6 +51,18 @@ MUTANTS = [
         "hint.hardcoded_eps",
     ),
     ("rms_in_place", "rmsnorm", "y = xf * rstd * gamma", "xf *= rstd * gamma\n    y = xf", "check.mutated_hidden"),
+    # In place on float32 only (trial 56): every "leaves its inputs" test was float64, and
+    # x.astype(x.dtype, copy=False) is x itself.
+    (
+        "rms_backward_float32_dout_in_place",
+        "rmsnorm",
+        ("dout.astype(wide)  # (..., C)\n    rstd", "g = df * gamma  # (..., C)\n    dx"),
+        (
+            "dout.astype(wide, copy=False)  # (..., C)\n    rstd",
+            "g = np.multiply(df, gamma, out=df) if df.dtype == np.float32 else df * gamma\n    dx",
+        ),
+        "check.mutated_hidden",
+    ),
     (
         "rms_float16_overflow",
         "rmsnorm",
@@ -81,6 +93,23 @@ MUTANTS = [
         "hint.dgamma_not_summed",
     ),
     # LayerNorm
+    (
+        "ln_float32_in_place",
+        "layernorm",
+        "xc = xf - mean  # (..., C)",
+        "xc = np.subtract(xf, mean, out=xf) if xf.dtype == np.float32 else xf - mean",
+        "check.mutated_hidden",
+    ),
+    (
+        "ln_backward_float32_dout_in_place",
+        "layernorm",
+        ("dout.astype(wide)  # (..., C)\n    xc", "g = df * gamma  # (..., C)\n    g_mean"),
+        (
+            "dout.astype(wide, copy=False)  # (..., C)\n    xc",
+            "g = np.multiply(df, gamma, out=df) if df.dtype == np.float32 else df * gamma\n    g_mean",
+        ),
+        "check.mutated_hidden",
+    ),
     ("ln_missing_beta", "layernorm", "y = xc * rstd * gamma + beta", "y = xc * rstd * gamma", "hint.missing_beta"),
     (
         "ln_unbiased_variance",

@@ -12,6 +12,7 @@ from grader.reference import Reference
 from grader.suites import _mistakes as m
 
 EPS = 1e-5
+UNTOUCHED_DTYPES = (np.float64, np.float32, np.float16)
 
 
 def _case(
@@ -129,14 +130,16 @@ def test_float16_near_its_range(student: StudentProxy, reference: Reference, rng
 
 @pytest.mark.points(2)
 def test_inputs_not_modified(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """layernorm leaves x, gamma and beta exactly as they were."""
-    x, gamma, beta = _case(rng, (4, 8))
-    got = student.layernorm(x, gamma, beta, eps=EPS)
-    changed = student.recorded().mutated
-    want = reference.layernorm(x, gamma, beta, eps=EPS)
-    hints = m.layernorm_hints(x, gamma, beta, EPS)
-    expect_attempt(got, want, what="layernorm(x, gamma, beta, eps)", hints=hints)
-    expect_untouched(changed, function="layernorm")
+    """layernorm leaves x, gamma and beta exactly as they were, in float64, float32 and float16."""
+    # Each dtype: x.astype(x.dtype, copy=False) is x itself, so an in-place step may touch one.
+    for dtype in UNTOUCHED_DTYPES:
+        x, gamma, beta = _case(rng, (4, 8), dtype=dtype)
+        got = student.layernorm(x, gamma, beta, eps=EPS)
+        changed = student.recorded().mutated
+        want = reference.layernorm(x, gamma, beta, eps=EPS)
+        hints = m.layernorm_hints(x, gamma, beta, EPS)
+        expect_attempt(got, want, what="layernorm(x, gamma, beta, eps)", hints=hints, tol=tolerance_for(dtype))
+        expect_untouched(changed, function="layernorm")
 
 
 # --- backward ----------------------------------------------------------------------------------
@@ -247,16 +250,19 @@ def test_backward_float16_large_values(student: StudentProxy, reference: Referen
 
 @pytest.mark.points(1)
 def test_backward_inputs_not_modified(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """layernorm_backward leaves dout, x, gamma and beta unchanged."""
-    x, gamma, beta = _case(rng, (4, 8))
-    dout = rng.standard_normal(x.shape)
-    got = student.layernorm_backward(dout, x, gamma, beta, eps=EPS)
-    changed = student.recorded().mutated
-    want = reference.layernorm_backward(dout, x, gamma, beta, eps=EPS)
-    expect(isinstance(got, (tuple, list)) and len(got) == 3, "check.tuple_of", what="layernorm_backward", n=3)
-    hints = [(m.ln_backward_no_correction(dout, x, gamma, EPS), "hint.backward_no_correction")]
-    expect_attempt(got[0], want[0], what="dx", tol=TOLERANCES["algorithm"], hints=hints)
-    expect_untouched(changed, function="layernorm_backward")
+    """layernorm_backward leaves dout, x, gamma and beta unchanged, in float64, float32 and float16."""
+    for dtype in UNTOUCHED_DTYPES:
+        x, gamma, beta = _case(rng, (4, 8), dtype=dtype)
+        dout = rng.standard_normal(x.shape).astype(dtype)
+        got = student.layernorm_backward(dout, x, gamma, beta, eps=EPS)
+        changed = student.recorded().mutated
+        want = reference.layernorm_backward(dout, x, gamma, beta, eps=EPS)
+        expect(isinstance(got, (tuple, list)) and len(got) == 3, "check.tuple_of", what="layernorm_backward", n=3)
+        x64, g64, d64 = (a.astype(np.float64) for a in (x, gamma, dout))
+        hints = [(m.ln_backward_no_correction(d64, x64, g64, EPS), "hint.backward_no_correction")]
+        tol = TOLERANCES["algorithm"] if dtype == np.float64 else tolerance_for(dtype)
+        expect_attempt(got[0], want[0], what="dx", tol=tol, hints=hints)
+        expect_untouched(changed, function="layernorm_backward")
 
 
 @pytest.mark.points(1)

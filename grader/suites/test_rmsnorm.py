@@ -12,6 +12,7 @@ from grader.reference import Reference
 from grader.suites import _mistakes as m
 
 EPS = 1e-6
+UNTOUCHED_DTYPES = (np.float64, np.float32, np.float16)
 
 
 def _case(
@@ -136,15 +137,18 @@ def test_float16_small_values(student: StudentProxy, reference: Reference, rng: 
 
 @pytest.mark.points(2)
 def test_inputs_not_modified(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """rmsnorm leaves x and gamma exactly as they were (no in-place operations)."""
-    x, gamma = _case(rng, (4, 8))
-    got = student.rmsnorm(x, gamma, eps=EPS)
-    changed = student.recorded().mutated
-    # Only an honest attempt earns these points: the record of changes comes from the student's
-    # own process, and untouched inputs alone are no achievement.
-    want = reference.rmsnorm(x, gamma, eps=EPS)
-    expect_attempt(got, want, what="rmsnorm(x, gamma, eps)", hints=m.rmsnorm_hints(x, gamma, EPS))
-    expect_untouched(changed, function="rmsnorm")
+    """rmsnorm leaves x and gamma exactly as they were (no in-place operations), in float64, float32 and float16."""
+    # Each dtype: x.astype(x.dtype, copy=False) is x itself, so an in-place step may touch one.
+    for dtype in UNTOUCHED_DTYPES:
+        x, gamma = _case(rng, (4, 8), dtype=dtype)
+        got = student.rmsnorm(x, gamma, eps=EPS)
+        changed = student.recorded().mutated
+        # Only an honest attempt earns these points: the record of changes comes from the
+        # student's own process, and untouched inputs alone are no achievement.
+        want = reference.rmsnorm(x, gamma, eps=EPS)
+        hints = m.rmsnorm_hints(x, gamma, EPS)
+        expect_attempt(got, want, what="rmsnorm(x, gamma, eps)", hints=hints, tol=tolerance_for(dtype))
+        expect_untouched(changed, function="rmsnorm")
 
 
 # --- backward ----------------------------------------------------------------------------------
@@ -229,19 +233,19 @@ def test_backward_mixed_dtypes(student: StudentProxy, reference: Reference, rng:
 
 @pytest.mark.points(1)
 def test_backward_inputs_not_modified(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """rmsnorm_backward leaves dout, x and gamma unchanged."""
-    x, gamma = _case(rng, (4, 8))
-    dout = rng.standard_normal(x.shape)
-    got = student.rmsnorm_backward(dout, x, gamma, eps=EPS)
-    changed = student.recorded().mutated
-    want = reference.rmsnorm_backward(dout, x, gamma, eps=EPS)
-    expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="rmsnorm_backward", n=2)
-    x64, g64, d64 = (a.astype(np.float64) for a in (x, gamma, dout))
-    no_correction = m.rms_backward_no_correction(d64, x64, g64, EPS)
-    expect_attempt(
-        got[0], want[0], what="dx", tol=TOLERANCES["algorithm"], hints=[(no_correction, "hint.backward_no_correction")]
-    )
-    expect_untouched(changed, function="rmsnorm_backward")
+    """rmsnorm_backward leaves dout, x and gamma unchanged, in float64, float32 and float16."""
+    for dtype in UNTOUCHED_DTYPES:
+        x, gamma = _case(rng, (4, 8), dtype=dtype)
+        dout = rng.standard_normal(x.shape).astype(dtype)
+        got = student.rmsnorm_backward(dout, x, gamma, eps=EPS)
+        changed = student.recorded().mutated
+        want = reference.rmsnorm_backward(dout, x, gamma, eps=EPS)
+        expect(isinstance(got, (tuple, list)) and len(got) == 2, "check.tuple_of", what="rmsnorm_backward", n=2)
+        x64, g64, d64 = (a.astype(np.float64) for a in (x, gamma, dout))
+        no_correction = m.rms_backward_no_correction(d64, x64, g64, EPS)
+        tol = TOLERANCES["algorithm"] if dtype == np.float64 else tolerance_for(dtype)
+        expect_attempt(got[0], want[0], what="dx", tol=tol, hints=[(no_correction, "hint.backward_no_correction")])
+        expect_untouched(changed, function="rmsnorm_backward")
 
 
 @pytest.mark.points(1)
