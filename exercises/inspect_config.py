@@ -45,7 +45,8 @@ def inspect_config(config):
                               placement in words ("pre-norm", "post-norm", "sandwich",
                               "norm-on-output" or "parallel"; case does not matter), and the
                               number of norms to build; it names no other norm type or
-                              placement, not even to contrast it
+                              placement, not even to contrast it, and no other number of
+                              1e-4 or less (a reader would take it for another eps)
         =============== ===== ====================================================================
 
     What you need to know about each family is in its published config and in its modelling

@@ -474,6 +474,12 @@ NORM_WORD_PATTERNS = {
 "LayerNorm" (or "RMS norm"), never inside a module or class identifier (``input_layernorm``,
 ``post_attention_layernorm``, ``T5LayerNorm``, ``LlamaRMSNorm``), which names a module, not the
 norm type (Llama's ``input_layernorm`` is an RMSNorm); "(1+weight)" counts like "(1 + weight)"."""
+OWN_NORM_WORD_PATTERNS = {
+    **NORM_WORD_PATTERNS,
+    "layernorm": re.compile(_NOT_IDENTIFIER + r"layer[ -]?norms?" + _NOT_IDENTIFIER_END),
+}
+"""How a note names its own norm: "Layer Norm" names a LayerNorm note's own, as "RMS Norm" does
+an RMSNorm's (in an RMSNorm note, "the layer norm" is generic and names no other norm)."""
 PLACEMENT_WORDS = {
     "pre": ("pre-norm",),
     "post": ("post-norm",),
@@ -490,9 +496,10 @@ OTHER_PLACEMENT_PATTERNS = {
     "pre-norm": re.compile(_NOT_IDENTIFIER + r"pre[ -]?(?:norm|ln" + _NOT_IDENTIFIER_END + r"|layer[ -]?norm)"),
     "post-norm": re.compile(_NOT_IDENTIFIER + r"post[ -]?(?:norm|ln" + _NOT_IDENTIFIER_END + r"|layer[ -]?norm)"),
     # "parallel" in a serving engineer's other senses names no placement: tensor-, pipeline-, data-,
-    # expert- or model-parallel shards, parallelism, or a config key (use_parallel_residual).
+    # expert-, model-, sequence- or context-parallel shards, parallelism, or a config key
+    # (use_parallel_residual).
     "parallel": re.compile(
-        r"(?<!tensor[ -])(?<!pipeline[ -])(?<!data[ -])(?<!expert[ -])(?<!model[ -])"
+        r"(?<!tensor[ -])(?<!pipeline[ -])(?<!data[ -])(?<!expert[ -])(?<!model[ -])(?<!sequence[ -])(?<!context[ -])"
         + _NOT_IDENTIFIER
         + r"parallel"
         + _NOT_IDENTIFIER_END
@@ -506,10 +513,17 @@ INFERRED = re.compile(r"\b(?:infer(?:s|red|ring)?|assum(?:e|ed|es|ing|ption)|gue
 EPS_LIKE = re.compile(r"\b\d(?:\.\d+)?e-0*[1-9]\d*\b|\b0\.0{3,}[1-9]\d*\b")
 """A small number: ``1e-6``, ``0.00001``. The zeros and the digits after them never overlap: a
 student's run of 30,000 zeros split them every way (seconds per zero squared, red team 41)."""
+EPS_SIZED = 1e-4
+"""The largest number a note's reader could take for another eps: a note may also name a
+float16 precision (``7.8e-3``) or a drift (``1e-3``), as the docstring says."""
 NOTE_CHARS = 2000
 """The longest note read (2 to 4 sentences): every pattern below then costs little."""
-SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)[.!?](?:\s+|$)", re.IGNORECASE)
-"""Where a sentence ends; an abbreviation's full stop (e.g., i.e., cf., vs.) ends none."""
+SENTENCE_END = re.compile(
+    r"(?:(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)(?<!\betc)[.!?]|(?<=\betc)\.(?=\s*$|\s+(?-i:[A-Z])))(?:\s+|$)",
+    re.IGNORECASE,
+)
+"""Where a sentence ends; an abbreviation's full stop (e.g., i.e., cf., vs.) ends none, and
+"etc." ends one only before a capital letter or the end."""
 
 
 DENIED = re.compile(r"(?:\b(?:not|no|nor|neither|never)|n't|n’t)\s+(?:(?:a|an|the)\s+)?$")
@@ -542,7 +556,7 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
     for word in sorted({w for words in NORM_WORDS.values() for w in words}):
         if word in own:  # the own type's word may also come inside a class name (LlamaRMSNorm)
             inside = re.compile(re.escape(word).replace(r"\ ", r"\s*"))
-            named = _affirmed(NORM_WORD_PATTERNS[word], text) or _affirmed(inside, text)
+            named = _affirmed(OWN_NORM_WORD_PATTERNS[word], text) or _affirmed(inside, text)
         else:
             named = NORM_WORD_PATTERNS[word].search(text) is not None
         expect_value(named, word in own, what=f"the norm type, in words, in {what}")
@@ -558,7 +572,7 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
                 named = word in text if pattern is None else pattern.search(text) is not None
                 expect_value(named, False, what=f"the placement, in words, in {what}")
     eps = want["eps"]
-    numbers = {float(n) for n in EPS_LIKE.findall(note)}
+    numbers = {n for n in map(float, EPS_LIKE.findall(note)) if n <= EPS_SIZED or n == eps}
     # EPS_LIKE finds the small numbers a note may use for an eps; an eps of 1e-3 or more is
     # written by repr as 0.001 or 0.01, which it does not find: its own repr counts as named.
     if re.search(rf"(?<![\w.]){re.escape(repr(eps))}(?![\w]|\.\d)", note):

@@ -317,3 +317,43 @@ def test_a_note_cannot_cost_the_grader_more_than_a_moment():
     assert time.monotonic() - began < 1.0
     with pytest.raises(AssertionError):
         checks.expect_note("A LayerNorm after the sublayer. " + "0." + "0" * 5000 + "x.", {})
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        # Trial 56: numbers that are no eps (above 1e-4) do not contradict the eps.
+        "Pre-norm RMSNorm with eps 1e-05; float16 rounds at 2^-7 = 7.8e-3 relative. Build 65 norms.",
+        "Pre-norm RMSNorm with eps 1e-05. Build 65 norms, or expect a drift of about 1e-3.",
+        # Trial 56: sequence- and context-parallel shard activations; they are no placement.
+        "Pre-norm RMSNorm with eps 1e-05. Build 65 norms, also when the engine runs sequence-parallel.",
+        "Pre-norm RMSNorm with eps 1e-05. Build 65 norms; context parallel shards change none.",
+        # Trial 56: "etc." inside a sentence ends none (four sentences stay four).
+        "Pre-norm RMSNorm with eps 1e-05. It sits before attention, the FFN, etc. in each layer. "
+        "Build 65 norms. Match them exactly.",
+    ],
+)
+def test_what_a_serving_engineer_writes_beside_the_facts_costs_nothing(note):
+    _passes("llama-3-8b.json", note)
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "Pre-norm RMSNorm with eps 1e-05, not 1e-06. Build 65 norms.",  # another eps
+        "Pre-norm RMSNorm with eps 1e-05 or 0.0001. Build 65 norms.",  # another eps, as repr writes 1e-4
+        "Pre-norm RMSNorm with eps 1e-05. Build 65 norms. Check them. Etc. Done.",  # five sentences
+    ],
+)
+def test_another_eps_or_a_fifth_sentence_still_fails(note):
+    with pytest.raises(Mismatch):
+        expect_note(note, _report("llama-3-8b.json"))
+
+
+def test_layer_norm_spelled_as_two_words_names_a_layernorm_note_s_own_norm():
+    # Trial 56: "RMS Norm" was read and "Layer Norm" was not. It still names no LayerNorm in
+    # an RMSNorm note, where "the layer norm" is generic.
+    note = _reference_note("opt-350m.json").replace("LayerNorm", "Layer Norm")
+    assert "Layer Norm" in note
+    _passes("opt-350m.json", note)
+    _passes("llama-3-8b.json", "Pre-norm RMSNorm with eps 1e-05 as each layer norm. Build 65 norms.")
