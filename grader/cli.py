@@ -149,6 +149,7 @@ def _grade_work(work: Work, suites: tuple[str, ...], settings: Settings, select:
 
     policy.probe_soon(settings.bwrap)  # while the runner is imported and the work prepared
     from grader.runner import Options, grade
+    from grader.sessions import NothingSelected
 
     target, note, upload = work
     options = Options(suites=suites, settings=settings, select=select, single=True, upload=upload)
@@ -157,6 +158,8 @@ def _grade_work(work: Work, suites: tuple[str, ...], settings: Settings, select:
         return report if note is None else dataclasses.replace(report, notes=(note, *report.notes))
     except SubmissionError as exc:
         raise UsageExit(str(exc)) from exc
+    except NothingSelected as exc:
+        raise UsageExit(render(Message("cli.nothing_selected", {"select": exc.select}), settings.lang)) from exc
     except GraderFault as exc:
         raise GraderFaultExit(str(exc)) from exc
 

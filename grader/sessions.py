@@ -105,6 +105,14 @@ def key_of(files: list[Path], hidden: set[Path], select: str | None) -> Key:
     return Key(stamps, frozenset(str(p) for p in hidden), select)
 
 
+class NothingSelected(Exception):
+    """``-k`` matched no test: the user's typo, not the grader's fault."""
+
+    def __init__(self, select: str) -> None:
+        super().__init__(select)
+        self.select = select
+
+
 class SuiteSession:
     """One configured and collected pytest session; :meth:`run` grades one submission."""
 
@@ -114,6 +122,8 @@ class SuiteSession:
         self.items = self._collected(files, scratch, select) if select else self._imported(files)
         if self.plugin.grader_faults:
             raise GraderFault(self.plugin.grader_faults[0])
+        if not self.items and select:
+            raise NothingSelected(select)
         if not self.items:
             raise GraderFault("no test was collected from the suites")
         self.broken = False

@@ -143,6 +143,16 @@ def test_check_without_a_path_grades_the_folder_you_are_in(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
 
 
+def test_a_k_that_matches_no_test_is_the_users_typo_not_a_grader_fault():
+    # Trial 57: "-k rmsnrom" exited 3, "grader fault (no score issued)", which the docs say to
+    # report to the instructor.
+    for lang, words in (("en", "No test matches -k rmsnrom"), ("pt-BR", "Nenhum teste corresponde a -k rmsnrom")):
+        out = run("check", "exercises", "-k", "rmsnrom", "--lang", lang)
+        assert out.returncode == 2 and words in out.stderr and "grader fault" not in out.stderr, out.stderr
+    out = run("grade", "solutions", "-k", "q2", "--lang", "en")
+    assert out.returncode == 2 and "No test matches -k q2" in out.stderr, out.stderr
+
+
 def test_check_without_a_path_and_no_exercise_files_here_is_a_usage_error(tmp_path):
     out = run("check", cwd=tmp_path)
     assert out.returncode == 2 and "no exercise files" in out.stderr
