@@ -203,7 +203,7 @@ def _blank_answers(work: Work, lang: str) -> str:
         return render(answers.problem, lang) + "\n"
     bank = questions.load()
     blank, malformed = verification.blanks(bank, answers), verification.form_problems(bank, answers)
-    lines = [] if answers.note is None else [render(answers.note, lang)]
+    lines = [render(note, lang) for note in answers.notes]
     if malformed:  # an answer the grade would score 0 whatever the key: say so now
         lines.append(render(Message("report.malformed_title", where), lang))
         lines += [f"  {qid}: {render(problem, lang)}" for qid, problem in malformed]

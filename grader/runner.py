@@ -101,7 +101,7 @@ def _questions(
     elsewhere, several = handin.upload_answers(upload, Path(submission))
     answers = verification.find(submission, beside_lone_file=beside, stopped=stopped, elsewhere=elsewhere)
     results, manual = verification.score(bank, answers)
-    notes = [m for m in (answers.problem, answers.note, several) if m is not None]
+    notes = [m for m in (answers.problem, *answers.notes, several) if m is not None]
     # A cell that is not Python is the cells' notes' to say, and each part's: not a form to fix.
     malformed = [(q, m) for q, m in verification.form_problems(bank, answers) if m.id != "question.cell_not_python"]
     if malformed:  # said at once: on Gradescope the parts' own messages wait for the due date

@@ -59,8 +59,9 @@ class Answers:
     """Where the answers were read: the file name, or ``notebook``."""
     problem: Message | None = None
     """Why no answer could be read (a missing or malformed file); every part scores 0."""
-    note: Message | None = None
-    """Where the answers came from, when the student may not expect it (nothing is lost)."""
+    notes: tuple[Message, ...] = ()
+    """Where the answers came from, or how they were read, when the student may not expect
+    it (nothing is lost)."""
 
 
 def _read_capped(path: Path, limit: int = MAX_ANSWERS_BYTES) -> bytes | None:
@@ -91,7 +92,7 @@ def from_toml(data: bytes | None, where: str = ANSWERS_FILE) -> Answers:
     values = {k: v for k, v in parsed.items() if isinstance(v, dict)}
     lines = ", ".join(str(n) for n in quoted[:10])
     note = Message("question.comma_numbers_read", {"file": where, "lines": lines}) if quoted else None
-    return Answers(_folded(_as_written(values, text)), where, note=note)
+    return Answers(_folded(_as_written(values, text)), where, notes=() if note is None else (note,))
 
 
 _TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
@@ -429,7 +430,7 @@ def from_notebook(raw: bytes | None, stopped: dict[int, int] | None = None) -> A
     for qid, text in written_by_position(cells).items():
         values.setdefault(qid, {}).setdefault(WRITTEN, text)  # its answer cell's metadata was lost
     _mark_not_python(values, not_python)
-    return Answers(_folded(values), "notebook", note=nested)
+    return Answers(_folded(values), "notebook", notes=() if nested is None else (nested,))
 
 
 ANSWER_STATEMENT = re.compile(rf"^[ \t]*{NOTEBOOK_PREFIX}(\w+)\s*(?:\[|=)", re.MULTILINE)
@@ -561,7 +562,9 @@ def find(
     if _hard_linked(beside):  # it may be someone else's file: never read through it
         return Answers({}, ANSWERS_FILE, Message("question.file_linked", {"file": ANSWERS_FILE}))
     answers = from_toml(_read_capped(beside))
-    return answers if answers.problem is not None else dataclasses.replace(answers, note=note)
+    if answers.problem is not None or note is None:
+        return answers
+    return dataclasses.replace(answers, notes=(note, *answers.notes))
 
 
 def _downloaded_notebook(origin: Path) -> bytes | None:
@@ -581,15 +584,17 @@ def _or_beside_notebook(answers: Answers, file: Path | None, said: str) -> Answe
     if file is None or not file.is_file() or _hard_linked(file):
         return answers
     if any(not is_blank(v) for parts in answers.values.values() for k, v in parts.items() if k != WRITTEN):
-        return dataclasses.replace(answers, note=Message("question.file_not_read", {"file": ANSWERS_FILE}))
+        return dataclasses.replace(
+            answers, notes=(*answers.notes, Message("question.file_not_read", {"file": ANSWERS_FILE}))
+        )
     from_file = from_toml(_read_capped(file))
     if from_file.problem is not None:  # a file the student filled in, that we cannot read: said
-        return dataclasses.replace(answers, note=from_file.problem)
+        return dataclasses.replace(answers, notes=(*answers.notes, from_file.problem))
     values = {qid: dict(parts) for qid, parts in from_file.values.items()}
     for qid, parts in answers.values.items():  # a written answer in the notebook's cell still counts
         if not is_blank(parts.get(WRITTEN)):
             values.setdefault(qid, {})[WRITTEN] = parts[WRITTEN]
-    return Answers(values, ANSWERS_FILE, note=Message(said, {"file": ANSWERS_FILE}))
+    return Answers(values, ANSWERS_FILE, notes=(Message(said, {"file": ANSWERS_FILE}), *from_file.notes))
 
 
 def _hard_linked(path: Path) -> bool:

@@ -752,12 +752,12 @@ def test_an_answers_file_beside_a_notebook_is_read_when_the_notebooks_answers_ar
     path = tmp_path / "lab.ipynb"
     path.write_bytes(_notebook(cell))
     answers = verification.find(path)
-    assert answers.note is not None and answers.note.id == "question.file_read_for_notebook"
+    assert [n.id for n in answers.notes] == ["question.file_read_for_notebook"]
     assert _total(verification.score(BANK, answers)[0]) == AUTO_POINTS
-    assert verification.find(path, beside_lone_file=False).note is None  # a class folder's file is not the student's
+    assert verification.find(path, beside_lone_file=False).notes == ()  # a class folder's file is not the student's
     path.write_bytes(_notebook(notebook_answer_cell()))
     answers = verification.find(path)
-    assert answers.note is not None and answers.note.id == "question.file_not_read"
+    assert [n.id for n in answers.notes] == ["question.file_not_read"]
     assert answers.where == "notebook" and _total(verification.score(BANK, answers)[0]) == AUTO_POINTS
 
 
@@ -775,8 +775,8 @@ def test_an_unreadable_answers_file_beside_a_blank_notebook_is_said(tmp_path):
     path = tmp_path / "lab.ipynb"
     path.write_bytes(_notebook("\n".join(f"answers_{qid} = {parts!r}" for qid, parts in blank.items())))
     answers = verification.find(path)
-    assert answers.note is not None and answers.note.id == "question.file_unreadable"
-    assert answers.note.params["line"] == "2"
+    assert [n.id for n in answers.notes] == ["question.file_unreadable"]
+    assert answers.notes[0].params["line"] == "2"
     shown = CliRunner().invoke(main, ["check", str(path), "--lang", "en"]).output
     assert "not valid TOML (near line 2)" in shown
 
@@ -852,9 +852,9 @@ def test_answers_assigned_inside_a_block_are_said_not_lost_in_silence():
     "not answered yet" without a word (every question 0 for a cell wrapped in try)."""
     cell = "try:\n    answers_q1 = {'a': 'b'}\n    answers_q2 = {'a': ['a']}\nexcept Exception:\n    pass\n"
     answers = verification.from_notebook(_notebook("x = 1", cell))
-    assert answers.values == {} and answers.note is not None and answers.note.id == "question.answers_in_block"
-    assert answers.note.params == {"cell": 2, "names": "answers_q1, answers_q2"}
-    assert verification.from_notebook(_notebook("answers_q1 = {'a': 'b'}\n")).note is None
+    assert answers.values == {} and [n.id for n in answers.notes] == ["question.answers_in_block"]
+    assert answers.notes[0].params == {"cell": 2, "names": "answers_q1, answers_q2"}
+    assert verification.from_notebook(_notebook("answers_q1 = {'a': 'b'}\n")).notes == ()
 
 
 @pytest.mark.parametrize(
@@ -1116,16 +1116,32 @@ def test_fullwidth_letters_and_option_words_name_the_option():
     assert verification.judge(single, "resposta: letra b") == verification.judge(single, "b")
 
 
+def test_the_note_on_numbers_read_as_if_quoted_reaches_the_students_report(tmp_path):
+    """Trial 57: the note was made, then replaced by the one saying where the file came from
+    (None for a file beside the work): neither check nor grade said that 3,54 was read."""
+    from grader.runner import Options, grade
+
+    sub = tmp_path / "sub"
+    copy_solutions(sub)
+    text = (course.solutions_dir() / ANSWERS_FILE).read_text(encoding="utf-8")
+    assert "b = 3.5355" in text
+    (sub / ANSWERS_FILE).write_text(text.replace("b = 3.5355", "b = 3,54", 1), encoding="utf-8")
+    assert [n.id for n in verification.find(sub).notes] == ["question.comma_numbers_read"]
+    report = grade(sub, Options(suites=("public", "questions")))
+    assert "question.comma_numbers_read" in {n.id for n in report.notes}
+    assert next(r for r in report.results if r.name == "q1/hidden/part_b").score == 1
+
+
 def test_numbers_with_a_decimal_comma_left_out_of_quotes_are_read_with_a_note():
     """Trial 47: ``b = 3,54`` (a decimal comma, as pt-BR writes numbers) made the whole file
     invalid TOML and every auto-graded part scored 0. Such numbers are read as if quoted, and a
     note says where; any other error still leaves the file unread, at its own line."""
     answers = verification.from_toml(b"[q1]\nb = 3,54  # rounded\n[q9]\na = 266.240,0\r\n")
     assert answers.values == {"q1": {"b": "3,54"}, "q9": {"a": "266.240,0"}} and answers.problem is None
-    assert answers.note is not None and answers.note.params["lines"] == "2, 4"
+    assert len(answers.notes) == 1 and answers.notes[0].params["lines"] == "2, 4"
     broken = verification.from_toml(b'[q1]\nb = 3,54\nc = "open\nd = 1\n')
     assert broken.values == {} and broken.problem is not None and broken.problem.params["line"] == "3"
-    assert verification.from_toml(b"[q1]\nb = 3.54\n").note is None
+    assert verification.from_toml(b"[q1]\nb = 3.54\n").notes == ()
     # trial 48: other ways of writing the key and the number; a written answer's text untouched
     for text, value in (
         (b"[q5]\nb = 1,0e-6\n", "1,0e-6"),
@@ -1134,7 +1150,9 @@ def test_numbers_with_a_decimal_comma_left_out_of_quotes_are_read_with_a_note():
     ):
         assert next(iter(verification.from_toml(text).values.values()))["b"] == value
     kept = verification.from_toml(b'[q7]\nwritten = """\nb = 1,5\n"""\n[q6]\nb = 0,302\n')
-    assert kept.values == {"q7": {"written": "b = 1,5\n"}, "q6": {"b": "0,302"}} and kept.note.params["lines"] == "6"
+    assert (
+        kept.values == {"q7": {"written": "b = 1,5\n"}, "q6": {"b": "0,302"}} and kept.notes[0].params["lines"] == "6"
+    )
 
 
 def test_numbers_toml_cannot_read_as_written_are_read_as_if_quoted():
@@ -1155,7 +1173,7 @@ def test_numbers_toml_cannot_read_as_written_are_read_as_if_quoted():
         answers = verification.from_toml(f'{line}\n[q1]\na = "b"\nb = 3.54\n'.encode())
         assert answers.problem is None, line
         assert next(iter(answers.values.values()))["b" if "q9" not in line else "a"] == value
-        assert answers.values["q1"] == {"a": "b", "b": 3.54} and answers.note.params["lines"] == "2"
+        assert answers.values["q1"] == {"a": "b", "b": 3.54} and answers.notes[0].params["lines"] == "2"
 
 
 def test_a_thousands_point_reads_the_same_under_a_dotted_or_quoted_key():
