@@ -42,6 +42,16 @@ from grader.reference import Reference
 from grader.twins import TwinExpected
 
 OUTPUT_SHOWN = 4000  # characters of student print output kept per public test
+
+
+def shown_output(output: str) -> str:
+    """The first ``OUTPUT_SHOWN`` characters of a test's print output, ending at a line's end
+    when one is in the second half: a number cut in two reads as a wrong value."""
+    head = output[:OUTPUT_SHOWN]
+    end = head.rfind("\n")
+    return head[: end + 1] if end >= OUTPUT_SHOWN // 2 else head
+
+
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
@@ -175,7 +185,10 @@ class GradingPlugin:
             status, messages = Status.SKIPPED, [Message("result.skipped")]
         else:
             status, messages = self._failure(exc, hidden, key)
-        output = proxy.take_output()
+        output = "" if hidden else proxy.take_output()
+        if len(output) > OUTPUT_SHOWN:  # said, or a cut line reads as the last one printed
+            output = shown_output(output)
+            messages.append(Message("report.output_cut", {"shown": OUTPUT_SHOWN}))
         self.called[key] = frozenset(proxy.called)
         self.results[key] = CheckResult(
             name=meta.name,
@@ -187,7 +200,7 @@ class GradingPlugin:
             max_score=meta.points,
             # The one rule of hidden feedback, applied to every message of every hidden test.
             messages=vocabulary.for_hidden(messages) if hidden else tuple(messages),
-            student_output="" if hidden else output[:OUTPUT_SHOWN],
+            student_output=output,
             seconds=time.monotonic() - started,
         )
 

@@ -554,3 +554,20 @@ def test_a_constant_equal_to_the_public_answer_fails_the_public_check_in_a_final
     public = next(r for r in report.results if r.name == "stack/public/test_token_norm_small_example")
     assert public.status is Status.FAILED
     assert [m.id for m in public.messages] == ["check.public_twin_scaled"]
+
+
+def test_print_output_cut_for_the_report_says_so_and_ends_at_a_line(tmp_path):
+    # Trial 57: a debug loop's output was cut mid-number ("debug 141 -6.32825806") with nothing
+    # to say that more had been printed.
+    sub = patched(
+        tmp_path / "sub",
+        "rmsnorm",
+        "    xf = x.astype(np.float32) if x.dtype == np.float16 else x",
+        "    for i in range(2000):\n        print('debug', i, -6.328258061234)\n"
+        "    xf = x.astype(np.float32) if x.dtype == np.float16 else x",
+    )
+    report = grade(sub, Options(suites=("public",)))
+    result = next(r for r in report.results if r.name == "rmsnorm/public/test_rmsnorm_small_example")
+    assert result.status is Status.PASSED
+    assert [m.id for m in result.messages] == ["report.output_cut"]
+    assert result.student_output.endswith("-6.328258061234\n") and len(result.student_output) <= 4000
