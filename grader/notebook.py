@@ -68,14 +68,17 @@ LANGUAGE_MAGICS = frozenset(
 SUBPROCESS_MAGICS = frozenset({"python", "python2", "python3", "pypy"})
 """Cell magics whose Python body IPython runs in a process of its own: nothing it defines
 reaches the notebook."""
-_TEST_CELL_START = re.compile(r"[ \t\r\n]*# (?:Public|Hidden) tests for \w+: ")
+_TEST_CELL_START = re.compile(r"[ \t\r\n]*# (?:(?:Public|Hidden) tests for|Testes (?:públicos|ocultos) de) \w+: ")
 _HIDDEN_BLOCK = re.compile(r"^[ \t]*### BEGIN HIDDEN TESTS[ \t]*\r?$", re.MULTILINE)
 """What the release writes into nbgrader's test cells, found even when a notebook's nbgrader
 metadata was stripped (as some editors do): their first line, or the line opening a hidden
 block. A student's comment that only mentions them ("# Public tests for rmsnorm pass") is not."""
 
 SETUP_CELL = "setup"
-SETUP_MARKER = "# Setup for the public tests. Run this cell first; do not edit it."
+SETUP_MARKERS = (
+    "# Setup for the public tests. Run this cell first; do not edit it.",
+    "# Preparação dos testes públicos. Rode esta célula primeiro; não a edite.",
+)
 """The release's setup cell, by grade id or by its first line."""
 
 _MAGIC_OR_HELP = r"^[ \t]*[%!]|\?[ \t]*$|=[ \t]*[%!]"
@@ -255,7 +258,7 @@ def is_test_cell(cell: Cell) -> bool:
     if cell.nbgrader.get("solution") is True:
         return False  # the student's own cell, whatever its first line says
     marked = cell.nbgrader.get("grade") is True
-    setup = cell.nbgrader.get("grade_id") == SETUP_CELL or cell.source.lstrip().startswith(SETUP_MARKER)
+    setup = cell.nbgrader.get("grade_id") == SETUP_CELL or cell.source.lstrip().startswith(SETUP_MARKERS)
     released = _TEST_CELL_START.match(cell.source) or _HIDDEN_BLOCK.search(cell.source)
     return marked or setup or released is not None
 

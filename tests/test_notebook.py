@@ -108,6 +108,12 @@ def test_nbgrader_test_cells_never_run_as_the_students_code():
                 # nbgrader metadata stripped (as some editors do): found by the release's text
                 {"cell_type": "code", "source": "### BEGIN HIDDEN TESTS\nrun_hidden('rmsnorm', globals())"},
                 {"cell_type": "code", "source": "# Public tests for rmsnorm: 4 point(s)\n_run_public([])"},
+                # a pt-BR course's notebook, stripped the same way
+                {"cell_type": "code", "source": "# Testes públicos de rmsnorm: 4 ponto(s)\n_run_public([])"},
+                {
+                    "cell_type": "code",
+                    "source": "# Preparação dos testes públicos. Rode esta célula primeiro; não a edite.\n",
+                },
             ]
         }
     ).encode()

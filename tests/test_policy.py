@@ -7,6 +7,7 @@ release's grade cells, and Gradescope's results. Real nbgrader runs are in test_
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -266,6 +267,18 @@ def test_a_portuguese_course_releases_its_questions_in_portuguese(tmp_path):
     assert "Answer the parts above" not in text and "your answers to the auto-graded parts" not in text
     english = "\n".join("".join(c["source"]) for c in release.build_notebook().cells)
     assert "Answer the parts above" in english
+    # Trial 57: the notebook's own words around the exercises were English in a pt-BR course.
+    for said in (
+        "This notebook is the lab",
+        "## Exercise ",
+        "# Public tests for",
+        "# Hidden tests for",
+        "# Question 1:",
+    ):
+        assert said in english and said not in text, said
+    for said in ("Este notebook é o lab", "## Exercício 2: `residual.py`", "# Testes públicos de rmsnorm: 4 ponto(s)"):
+        assert said in text, said
+    assert "# Testes ocultos de rmsnorm:" in text and "# Pergunta 1: " in text and "# Preparação dos testes" in text
     # nbgrader's own autograde runs the hidden and question cells in the kernel: in the course's language too
     assert (
         'run_hidden("rmsnorm", globals(), lang="pt-BR")' in text
@@ -304,3 +317,16 @@ def test_the_setup_cell_runs_the_public_tests_with_an_older_normlab_installed(mo
     namespace: dict = {}
     exec(jinja.render("setup_cell.py.j2", lang="pt-BR"), namespace)
     assert namespace["_run_public"](["a test"]) == 0.0 and seen == [["a test"]]
+
+
+def test_the_notebook_numbers_its_exercises_as_the_lab_does():
+    """Trial 57: the notebook's Exercise 2 was layernorm, where the lab page's step 2 and the
+    module's own docstring ("Lab step 2") say residual."""
+    text = "\n".join("".join(c["source"]) for c in release.build_notebook().cells)
+    headers = re.findall(r"^## Exercise (\d+): `(\w+)\.py`", text, re.MULTILINE)
+    lab_page = (course.PACKAGE.parent / "site" / "lab" / "index.md").read_text(encoding="utf-8")
+    steps = re.findall(r"^\| (\d+) \| \[`(\w+)\.py`\]", lab_page, re.MULTILINE)
+    assert headers == steps and len(headers) == len(course.EXERCISES), (headers, steps)
+    for number, module in headers:
+        source = (course.solutions_dir() / f"{module}.py").read_text(encoding="utf-8")
+        assert f"Lab step {number} " in source or "Lab step" not in source, module

@@ -45,6 +45,9 @@ PHRASES = {
         "by_hand": "graded by hand; answer in the {cell}.",
         "after_code": "text cell after the code cell",
         "below": "text cell below",
+        "grade_cell": "Question {number}: {points} point(s) from its auto-graded parts, scored when the "
+        "assignment is graded.",
+        "not_counted": "Question {number}: not counted in this course (the instructor's grading policy).",
         "comment": "Question {number}: your answers to the auto-graded parts, written as values: they are read,\n"
         'never run, so 64 counts and 2 * 32 does not. A choice is one letter in quotes ("b"); a multiple\n'
         'choice a list of letters (["a", "c"]); a number has no quotes (0.25), or quotes with a comma ("0,25").',
@@ -60,6 +63,9 @@ PHRASES = {
         "by_hand": "corrigida à mão; responda na {cell}.",
         "after_code": "célula de texto depois da célula de código",
         "below": "célula de texto abaixo",
+        "grade_cell": "Pergunta {number}: {points} ponto(s) das suas partes corrigidas automaticamente, "
+        "contados quando a tarefa é corrigida.",
+        "not_counted": "Pergunta {number}: não conta neste curso (a política de notas do instrutor).",
         "comment": "Pergunta {number}: as suas respostas às partes corrigidas automaticamente, escritas como\n"
         "valores: são lidas, nunca executadas, então 64 conta e 2 * 32 não. Uma escolha é uma letra entre\n"
         'aspas ("b"); uma múltipla escolha, uma lista de letras (["a", "c"]); um número vai sem aspas\n'
@@ -128,7 +134,9 @@ def _question_cells(
         cells.append(nbformat.v4.new_code_cell(answers))
         factor = course_policy.factor(q.id, q.auto_points)
         points = scaled(q.auto_points, factor)
-        grade = jinja.render("question_cell.py.j2", number=q.number, qid=q.id, points=points, factor=factor, lang=lang)
+        grade = jinja.render(
+            "question_cell.py.j2", number=q.number, qid=q.id, points=points, factor=factor, lang=lang, words=words
+        )
         # A dropped question's cells stay, worth 0: nbgrader cannot remove a cell once students
         # have submitted, so dropping a question later only changes points.
         cells.append(

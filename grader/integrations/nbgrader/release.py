@@ -170,16 +170,59 @@ def exercise_points(exercise: str, course_policy: Policy) -> tuple[float, float,
     return factor, scaled(public, factor), scaled(hidden, factor)
 
 
+CELL_WORDS = {
+    "en": {
+        "title": "Lab: LayerNorm, RMSNorm and residual connections",
+        "exercise": "Exercise",
+        "public": "Public tests for {exercise}",
+        "hidden": "Hidden tests for {exercise}",
+        "points": "{points} point(s)",
+        "one_per_test": "one per test",
+        "shared": "the tests sharing them equally",
+        "not_counted": "not counted in this course (the instructor's grading policy)",
+        "hidden_when": "They run only when the assignment is graded.",
+    },
+    "pt-BR": {
+        "title": "Lab: LayerNorm, RMSNorm e conexões residuais",
+        "exercise": "Exercício",
+        "public": "Testes públicos de {exercise}",
+        "hidden": "Testes ocultos de {exercise}",
+        "points": "{points} ponto(s)",
+        "one_per_test": "um por teste",
+        "shared": "divididos igualmente entre os testes",
+        "not_counted": "não contam neste curso (a política de notas do instrutor)",
+        "hidden_when": "Eles só rodam quando a tarefa é corrigida.",
+    },
+}
+"""What the release writes around the exercises, in each course language (the exercises' own
+text is the modules' docstrings, in English). The test cells' first lines, in either language,
+are how a notebook whose metadata an editor stripped still shows its test cells
+(``notebook._TEST_CELL_START``)."""
+
+
+def _words(lang: str) -> dict[str, str]:
+    return CELL_WORDS.get(lang, CELL_WORDS["en"])
+
+
 def _test_cells(exercise: str, course_policy: Policy, lang: str = "en") -> list[nbformat.NotebookNode]:
     """The public and the hidden test cell, at the policy's points: 0 when the policy drops the
     exercise, whose cells stay grade cells (nbgrader cannot remove a cell once students have
     submitted, so dropping an exercise later only changes points)."""
     factor, public_points, hidden_points_ = exercise_points(exercise, course_policy)
     names, functions = public_test_points(exercise)
+    words = _words(lang)
     public = jinja.render(
-        "public_cell.py.j2", exercise=exercise, points=public_points, functions=functions, names=names, factor=factor
+        "public_cell.py.j2",
+        exercise=exercise,
+        points=public_points,
+        functions=functions,
+        names=names,
+        factor=factor,
+        words=words,
     )
-    hidden = jinja.render("hidden_cell.py.j2", exercise=exercise, points=hidden_points_, factor=factor, lang=lang)
+    hidden = jinja.render(
+        "hidden_cell.py.j2", exercise=exercise, points=hidden_points_, factor=factor, lang=lang, words=words
+    )
     return [
         nbformat.v4.new_code_cell(
             source,
@@ -192,7 +235,7 @@ def _test_cells(exercise: str, course_policy: Policy, lang: str = "en") -> list[
 def _exercise_cells(number: int, exercise: str, course_policy: Policy, lang: str = "en") -> list[nbformat.NotebookNode]:
     """Intro, imports, one cell per function, then the public and the hidden test cell."""
     doc, parts = _segments((course.solutions_dir() / f"{exercise}.py").read_text())
-    intro = jinja.render("exercise.md.j2", number=number, module=f"{exercise}.py", docstring=doc)
+    intro = jinja.render("exercise.md.j2", number=number, module=f"{exercise}.py", docstring=doc, words=_words(lang))
     cells = [nbformat.v4.new_markdown_cell(intro, metadata=_meta(f"{exercise}-intro", locked=True))]
     imports = [text for kind, node, text in parts if kind in ("Import", "ImportFrom") and not _is_sibling_import(node)]
     if imports:
@@ -236,11 +279,7 @@ def policy_mismatch(released: Any, course_policy: Policy) -> str | None:
     return shown + (f" and {len(differ) - 4} more" if len(differ) > 4 else "")
 
 
-def build_notebook(
-    title: str = "Lab: LayerNorm, RMSNorm and residual connections",
-    course_policy: Policy | None = None,
-    lang: str = "en",
-) -> Any:
+def build_notebook(title: str | None = None, course_policy: Policy | None = None, lang: str = "en") -> Any:
     """The instructor's source notebook (solutions and hidden tests included), its grade cells
     worth what ``course_policy`` says (default: the suites' own points), its verification
     questions in the course's language ``lang`` (the exercises' text is the modules' own)."""
@@ -248,7 +287,10 @@ def build_notebook(
     auto_points = sum(sum(exercise_points(e, course_policy)[1:]) for e in EXERCISES)
     question_auto, manual_points = question_cells.points(course_policy)
     intro = jinja.render(
-        "intro.md.j2", title=title, auto_points=auto_points + question_auto, manual_points=manual_points
+        "intro.pt-BR.md.j2" if lang == "pt-BR" else "intro.md.j2",
+        title=title or _words(lang)["title"],
+        auto_points=auto_points + question_auto,
+        manual_points=manual_points,
     )
     cells = [
         nbformat.v4.new_markdown_cell(intro, metadata=_meta("intro", locked=True)),
