@@ -145,15 +145,15 @@ class Bank:
     def question(self, qid: str) -> Question:
         return next(q for q in self.questions if q.id == qid)
 
-    def heading(self, q: Question) -> str:
-        """The first line of the question's cell in the released notebook, as
+    def heading(self, q: Question, lang: str = "en") -> str:
+        """The first line of the question's cell in a notebook released in ``lang``, as
         ``question.md.j2`` writes it (a test holds the two together)."""
-        return f"### {q.number}. {self.groups[q.group]['en']}: {q.text['en']}".splitlines()[0]
+        return f"### {q.number}. {self.groups[q.group][lang]}: {q.text[lang]}".splitlines()[0]
 
     def by_heading(self) -> dict[str, str]:
-        """Question ids by their cell's first line: a notebook whose cell metadata is gone
-        (Colab drops nbgrader's) still has its questions where they were."""
-        return {self.heading(q).strip(): q.id for q in self.questions}
+        """Question ids by their cell's first line, in either language: a notebook whose cell
+        metadata is gone (Colab drops nbgrader's) still has its questions where they were."""
+        return {self.heading(q, lang).strip(): q.id for q in self.questions for lang in ("en", "pt-BR")}
 
 
 def _option(data: dict[str, Any]) -> Option:

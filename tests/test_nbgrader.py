@@ -1343,3 +1343,36 @@ def test_written_answers_of_a_notebook_colab_stripped_of_its_metadata_are_found(
     save(stripped, tmp_path / "lab.ipynb")
     report = json.loads(normlab("grade", tmp_path / "lab.ipynb", "--json", cwd=ROOT).stdout)
     assert [m["question"] for m in report["manual"] if not m["answered"]] == []
+
+
+def test_a_portuguese_notebook_that_lost_its_metadata_keeps_its_written_answers_and_its_size():
+    """Trial 58, a pt-BR class on the nbgrader path. A student who typed each answer into a new
+    cell where the answer cell was (no metadata) lost 18 of 21 hand points: the cell follows the
+    question's auto-graded cell, which was not taken for the question's. A notebook stripped of
+    every cell's metadata (Colab, VS Code) lost all of them, its question headings known in
+    English only, and its autograded notebook held 11 copies of the student's cells."""
+    import copy
+
+    from grader import verification
+    from grader.integrations.nbgrader import gradebook, release
+    from grader.model import Report
+
+    released = release.build_notebook(lang="pt-BR")
+    answered = copy.deepcopy(released)
+    want = {}
+    for cell in answered.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if grade_id.endswith("-answer"):
+            cell.source = want[grade_id] = f"Resposta de {grade_id}."
+    typed_anew, stripped = copy.deepcopy(answered), copy.deepcopy(answered)
+    for cell in typed_anew.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id", "").endswith("-answer"):
+            cell.metadata = {}
+    for cell in stripped.cells:
+        cell.metadata = {}
+    for student in (typed_anew, stripped):
+        assert gradebook.written_answers(released, student) == want
+        autograded = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)), "pt-BR")
+        assert len(autograded.cells) <= len(released.cells) + 2, len(autograded.cells)
+    found = verification.from_notebook(json.dumps(stripped).encode()).values
+    assert {f"{qid}-answer": parts.get(verification.WRITTEN) for qid, parts in found.items()} == want

@@ -32,7 +32,7 @@ from typing import Any
 
 import nbformat
 
-from grader.course import EXERCISES
+from grader.course import EXERCISES, MODULE_OF
 from grader.faults import GraderFault
 from grader.integrations.nbgrader.question_cells import auto_cell_id
 from grader.messages import Message, describe, render_all
@@ -503,6 +503,8 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
     not one of its answers cells as the student filled it), by the released cell they follow in
     the student's notebook ("" before the first one)."""
     known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
+    # A released cell whose metadata an editor dropped (Colab, VS Code) is no cell of theirs.
+    as_released = {c.source.strip() for c in released.cells}
     answers, parsing = _released_answers(released), _Parsing()
     anchor, added, headed, room = "", _Added({}), set[str](), EXTRA_CHARS
     for cell in cells(student_nb):
@@ -516,6 +518,8 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
             headed.add(lost)
         elif cell.kind == "code" and parsing.answers_name(cell.source) in answers:
             continue  # the released answers cell, filled in: it takes that cell's place
+        elif not grade_id and (cell.source.strip() in as_released or _placed_by_name(cell, parsing)):
+            continue
         elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
             room -= len(cell.source)
             if room >= 0:
@@ -523,6 +527,21 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
             else:
                 added.left_out += 1
     return added
+
+
+def _placed_by_name(cell: Cell, parsing: _Parsing) -> bool:
+    """A code cell without its metadata that only imports and defines graded functions: the
+    autograded notebook shows those definitions in their released cells (``_Sources``)."""
+    if cell.kind != "code" or not parsing.allows(cell.source):
+        return False
+    try:
+        tree = ast.parse(cell.source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    graded = (ast.FunctionDef, ast.Import, ast.ImportFrom)
+    return bool(tree.body) and all(
+        isinstance(node, graded) and getattr(node, "name", None) in (None, *MODULE_OF) for node in tree.body
+    )
 
 
 def _own_cells(student_nb: dict[str, Any]) -> dict[str, str]:
@@ -542,9 +561,10 @@ def _own_cells(student_nb: dict[str, Any]) -> dict[str, str]:
 
 
 def _question_of(anchor: str, answer_ids: set[str]) -> str | None:
-    """The answer cell a student's extra markdown cell belongs to: one that follows a question
-    or its answer cell."""
-    for suffix in ("-question", "-answer"):
+    """The answer cell a student's extra markdown cell belongs to: one that follows a question,
+    its auto-graded cell (where the answer cell is, when its metadata was lost) or its answer
+    cell."""
+    for suffix in ("-question", auto_cell_id(""), "-answer"):
         if anchor.endswith(suffix) and anchor[: -len(suffix)] + "-answer" in answer_ids:
             return anchor[: -len(suffix)] + "-answer"
     return None
@@ -654,7 +674,10 @@ def autograded_notebook(
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
         absorbed = _question_of(grade_id, answer_ids) is not None
-        kept = (_kept(c) for c in extra.cells.get(grade_id, []) if not (absorbed and c.kind == "markdown"))
+        # "" holds the cells before the first released one, placed above; a released cell
+        # without a grade id (an answers cell) has none after it.
+        following = extra.cells.get(grade_id, []) if grade_id else []
+        kept = (_kept(c) for c in following if not (absorbed and c.kind == "markdown"))
         merged += [cell, *kept]
     if extra.left_out:
         said = Message("feedback.added_cells_left_out", {"cells": extra.left_out, "limit": EXTRA_CHARS})
