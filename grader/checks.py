@@ -171,7 +171,8 @@ def _wrong_type(what: str, got: Any, message_id: str, **params: str) -> Mismatch
     where notebooks are graded says so, rather than naming the grader's own stand-in class."""
     if isinstance(got, Unsupported) and got.type_name == ABSENT_TYPE:
         return Mismatch([Message("check.absent_package", {"what": what})])
-    return Mismatch([Message(message_id, {"what": what, **params, "type": _describe_type(got)})])
+    wrong = Message(message_id, {"what": what, **params, "type": _describe_type(got)})
+    return Mismatch([wrong, Message("hint.returned_none")] if got is None else [wrong])
 
 
 def _describe_type(value: Any) -> str:

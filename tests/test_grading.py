@@ -571,3 +571,14 @@ def test_print_output_cut_for_the_report_says_so_and_ends_at_a_line(tmp_path):
     assert result.status is Status.PASSED
     assert [m.id for m in result.messages] == ["report.output_cut"]
     assert result.student_output.endswith("-6.328258061234\n") and len(result.student_output) <= 4000
+
+
+def test_a_forgotten_return_is_named_as_one(tmp_path):
+    # Trial 57: "postnorm_block(x, f, gamma) should return a numpy.ndarray, but returned NoneType",
+    # without asking whether a return statement was missing.
+    sub = patched(tmp_path / "sub", "residual", "    return rmsnorm(x + sublayer", "    rmsnorm(x + sublayer")
+    report = grade(sub, Options(suites=("public",)))
+    lost = [r for r in failing(report) if "postnorm" in r.name]
+    assert lost and all("hint.returned_none" in {m.id for m in r.messages} for r in lost), lost
+    shown = reporters.to_text(report, "en")
+    assert "should be a numpy.ndarray, but is a NoneType" in shown and "without a return statement" in shown
