@@ -250,7 +250,7 @@ def test_family_table_covers_the_whole_bank():
     [
         ("GPT-J-6B", "norms_per_layer", 2),
         ("Falcon-40B", "norms_per_layer", 1),
-        ("Qwen3.5-27B (= Qwen3.8-27B)", "norm_type", "rmsnorm"),
+        ("Qwen3.8-27B / Qwen3.5-27B", "norm_type", "rmsnorm"),
         ("Llama-2-7B", "eps", 1e-6),
         ("Gemma-2-9B", "placement", "pre"),
     ],
