@@ -64,6 +64,7 @@ NOTHING_HANDED_IN = frozenset(
         "submission.no_notebook",
         "submission.notebook_no_cells",
         "submission.notebook_not_json",
+        "submission.notebook_empty",
         "submission.notebook_too_large",
         "submission.file_unreadable",
         "submission.directory_unreadable",
@@ -75,9 +76,6 @@ NOTHING_HANDED_IN = frozenset(
 def handed_in_nothing(report: Report) -> bool:
     """The report is of a hand-in with nothing to grade in it (not an untouched one)."""
     ids = [note.id for note in report.notes]
-    # An unreadable notebook is said on each test (nothing in it could run), not as a note.
-    first = report.results[0].messages if report.results else ()
-    ids += [message.id for message in first]
     return bool(NOTHING_HANDED_IN.intersection(ids)) or ids.count("submission.module_missing") >= len(MODULES)
 
 

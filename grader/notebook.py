@@ -524,10 +524,16 @@ def parse(raw: bytes) -> dict[str, Any]:
         raise NotebookUnreadable(Message("submission.notebook_too_many_values", {"limit": MAX_JSON_CONTAINERS}))
     if raw.count(b",") + raw.count(b":") > MAX_JSON_SEPARATORS:
         raise NotebookUnreadable(Message("submission.notebook_too_many_items", {"limit": MAX_JSON_SEPARATORS}))
+    if not raw.strip():
+        raise NotebookUnreadable(Message("submission.notebook_empty"))
     try:
         nb = json.loads(raw.decode("utf-8-sig"))  # a byte-order mark some Windows editors add
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise NotebookUnreadable(Message("submission.notebook_not_json", {"detail": str(exc)[:200]})) from None
+    except json.JSONDecodeError as exc:  # where, in the student's words: the parser's own are English
+        raise NotebookUnreadable(
+            Message("submission.notebook_not_json", {"line": str(exc.lineno), "column": str(exc.colno)})
+        ) from None
+    except (UnicodeDecodeError, ValueError, RecursionError):  # not UTF-8, or nested past reason
+        raise NotebookUnreadable(Message("submission.notebook_not_json", {"line": "?", "column": "?"})) from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         raise NotebookUnreadable(Message("submission.notebook_no_cells"))
     return nb

@@ -295,6 +295,7 @@ NOT_ATTEMPTED = frozenset(
         "fault.not_callable",
         "fault.missing_in_submission",
         "fault.not_callable_in_submission",
+        "fault.submission_unreadable",
         "fault.import_error",
         "fault.import_timeout",
         "fault.import_crashed",

@@ -218,8 +218,8 @@ class StudentProxy:
         self.last_call = None
         self.last_function = function
         self.called.add(function)
-        if self._prepared.unreadable is not None:
-            raise StudentFault(function, [self._prepared.unreadable])
+        if self._prepared.unreadable is not None:  # why is the report's note: once, not per test
+            raise StudentFault(function, [Message("fault.submission_unreadable")])
         module = self._module(function)
         if module not in self._prepared.present:
             raise StudentMissing(function, self._missing_from(module), None, handed_in=False)

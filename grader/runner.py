@@ -178,6 +178,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         skipped = worker.first_run_skipped
         stopped = notebook.stopped_lines(worker.cell_outcomes, skipped)
         question_results, manual, answer_notes = _questions(submission, options, stopped)
+        unreadable = [] if prepared.unreadable is None else [prepared.unreadable]
         cell_notes = notebook.outcome_notes(
             prepared.cells, worker.cell_outcomes, skipped, options.settings.packages, limits.cell_seconds
         )
@@ -188,7 +189,11 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             suites=options.suites,
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),
-            notes=capped(notebook.in_cell_order([*prepared.notes, *misspelled(prepared), *answer_notes, *cell_notes])),
+            notes=capped(
+                notebook.in_cell_order(
+                    [*unreadable, *prepared.notes, *misspelled(prepared), *answer_notes, *cell_notes]
+                )
+            ),
             worker_uid=plan.uid,
             seconds=time.monotonic() - started,
         )

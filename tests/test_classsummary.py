@@ -112,11 +112,12 @@ def test_a_hand_in_with_nothing_to_grade_is_told_apart_from_an_untouched_one():
     empty = replace(empty, report=replace(empty.report, notes=missing))
     no_notebook = _graded("ivy", [False] * 4, 0.2)
     no_notebook = replace(no_notebook, report=replace(no_notebook.report, notes=(Message("submission.no_notebook"),)))
-    # a notebook that is not JSON says so on every test, not in a note
+    # a notebook that is not JSON: a note says so, and each test points to it
     broken = _graded("jo", [False] * 4, 0.2)
-    unreadable = (Message("submission.notebook_not_json", {"detail": "x"}),)
+    unreadable = (Message("fault.submission_unreadable"),)
     broken_results = tuple(replace(r, messages=unreadable) for r in broken.report.results)
-    broken = replace(broken, report=replace(broken.report, results=broken_results))
+    not_json = (Message("submission.notebook_not_json", {"line": "1", "column": "2"}),)
+    broken = replace(broken, report=replace(broken.report, results=broken_results, notes=not_json))
     summary = summarize([*CLASS, empty, no_notebook, broken])
     assert (summary.zero, summary.empty) == (4, 3)  # cai's untouched notebook is not empty
     assert "4 with zero (3 of them handed in nothing gradable)" in summary_text(summary)

@@ -8,6 +8,7 @@ from helpers import copy_solutions, ends_within, failing, message_ids, patched
 
 from grader import course
 from grader.course import MODULES
+from grader.messages import Message
 from grader.model import Status, Visibility
 from grader.report import reporters
 from grader.runner import Options, grade
@@ -128,12 +129,19 @@ def test_a_function_computing_with_a_package_not_installed_says_so_not_the_stand
 
 
 def test_notebook_that_is_not_json_scores_zero_without_crashing(tmp_path):
+    # Trial 58: the parser's complaint (in English) was repeated on each of 200 tests, and no
+    # note said it at the top. It is one note now, in the student's words; each test points to it.
     path = tmp_path / "lab.ipynb"
     path.write_text('{"cells": [ this is not json')
     report = grade(path)
     assert report.score == 0 and report.max_score > 0
     assert all(r.status is Status.ERROR for r in report.results)
-    assert message_ids(report) == {"submission.notebook_not_json"}
+    assert message_ids(report) == {"fault.submission_unreadable"}
+    assert report.notes[0] == Message("submission.notebook_not_json", {"line": "1", "column": "13"})
+    shown = reporters.to_text(report, "pt-BR")
+    assert shown.count("linha 1, coluna 13") == 1 and "Expecting" not in shown
+    path.write_text(" \n")
+    assert grade(path).notes[0] == Message("submission.notebook_empty")
 
 
 def test_missing_file_costs_only_its_exercise(tmp_path):
