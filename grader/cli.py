@@ -428,7 +428,7 @@ def autograde(
     # A mistyped assignment is refused by the run itself: no lock folder is made for it.
     released = (root / "release" / assignment).is_dir()
     with _only_run(root.resolve() / "normlab" / assignment) if released else contextlib.nullcontext():
-        seen = _echo_class(outcomes)
+        seen = _echo_class(outcomes, force=force)
         if students:  # a regrade of some students: the class's summary and histogram stay as they were
             click.echo(f"class summary and histogram not redrawn: only {', '.join(students)} graded in this run")
         else:
@@ -457,7 +457,9 @@ def _check_students(root: Path, assignment: str, students: tuple[str, ...]) -> N
         raise UsageExit(f"no submitted/<student>/{assignment}/ folder for: {names}")
 
 
-def _echo_class(outcomes: Iterable[StudentOutcome], seen: list[StudentOutcome] | None = None) -> list[StudentOutcome]:
+def _echo_class(
+    outcomes: Iterable[StudentOutcome], seen: list[StudentOutcome] | None = None, force: bool = False
+) -> list[StudentOutcome]:
     """Print each student's outcome as it comes; the outcomes, also gathered in ``seen`` as
     they come (what an interrupted run did is then known)."""
     seen = [] if seen is None else seen
@@ -473,8 +475,10 @@ def _echo_class(outcomes: Iterable[StudentOutcome], seen: list[StudentOutcome] |
         from grader.classgrade import State
 
         published = sum(o.state not in (State.FAILED, State.UNCHANGED) for o in seen)
+        # With --force the same command would grade everyone again: it goes on without it.
+        again = "the same command without --force" if force else "the same command"
         raise InterruptedExit(
-            f"{published} student(s) published in this run, and kept; run the same command again to go on "
+            f"{published} student(s) published in this run, and kept; run {again} again to go on "
             "(a student graded but not yet published is published from the stored report, not graded again)"
         ) from None
 
@@ -576,7 +580,7 @@ def grade_class(
     with _only_run(source.work):  # refused: another run's files are its own, nothing is written
         complete = False
         try:
-            _echo_class(run_class(run), seen)
+            _echo_class(run_class(run), seen, force=force)
             complete = True
         finally:  # an interrupted run still leaves grades.csv as its stored grades now stand
             _save_class(source, settings, seen, partial=bool(students) or not complete)

@@ -421,3 +421,18 @@ def test_a_run_lock_that_cannot_be_taken_is_a_usage_error_and_nothing_is_written
     done = subprocess.run([*command, "--no-progress"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and "run.lock cannot be opened" in done.stderr, done.stdout + done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_the_ctrl_c_message_of_a_forced_run_says_to_go_on_without_force():
+    """Trial 58: after Ctrl-C on `autograde --force`, the message said to run the same command
+    again, which grades every student again; the run goes on without --force."""
+    from grader.cli import InterruptedExit, _echo_class
+
+    def interrupted():
+        raise KeyboardInterrupt
+        yield  # a generator, as the class run's outcomes are
+
+    for force, said in ((True, "run the same command without --force again"), (False, "run the same command again")):
+        with pytest.raises(InterruptedExit) as stopped:
+            _echo_class(interrupted(), force=force)
+        assert said in stopped.value.message, stopped.value.message

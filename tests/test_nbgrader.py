@@ -1376,3 +1376,15 @@ def test_a_portuguese_notebook_that_lost_its_metadata_keeps_its_written_answers_
         assert len(autograded.cells) <= len(released.cells) + 2, len(autograded.cells)
     found = verification.from_notebook(json.dumps(stripped).encode()).values
     assert {f"{qid}-answer": parts.get(verification.WRITTEN) for qid, parts in found.items()} == want
+
+
+def test_the_feedback_cell_speaks_the_course_language():
+    """Trial 58: the autograded notebook's first cell, the one the student's feedback shows
+    first, was commented in English in a pt-BR course."""
+    import nbformat
+
+    from grader.integrations.nbgrader import gradebook
+
+    for lang, said in (("pt-BR", "# correção automática do normlab"), ("en", "# normlab's automatic grading")):
+        nb = gradebook.with_feedback(nbformat.v4.new_notebook(), "<body><p>x</p></body>", lang)
+        assert nb.cells[0].source.startswith(said) and nb.cells[0].outputs[0].data["text/html"] == "<p>x</p>"

@@ -271,7 +271,8 @@ class NbgraderPublisher:
         changed = self._changed_answers(autograded / self.released_path.name, student_nb)
         late = self.gradebook.record(course.assignment, student, report, answered, submitted.timestamp, changed)
         page = feedback_html(report, student=student, assignment=course.assignment, lang=self.lang, late=late)
-        nb = gradebook.with_feedback(gradebook.autograded_notebook(self.released, student_nb, report, self.lang), page)
+        rebuilt = gradebook.autograded_notebook(self.released, student_nb, report, self.lang)
+        nb = gradebook.with_feedback(rebuilt, page, self.lang)
         # nbformat.writes validates the notebook against the schema and only logs what it finds,
         # for ~50 ms a student; the notebook is the released one (validated when read) with
         # cells rebuilt by nbformat's own constructors. The same writer, without the schema walk:

@@ -695,12 +695,12 @@ def _shown_answer(text: str, lang: str) -> str:
     return f"{text[:CELL_CAP]}\n\n{render_all([said], lang)}"
 
 
-def with_feedback(nb: nbformat.NotebookNode, page: str) -> nbformat.NotebookNode:
+def with_feedback(nb: nbformat.NotebookNode, page: str, lang: str = "en") -> nbformat.NotebookNode:
     """The autograded notebook with normlab's feedback page shown in a first cell of its own
     (the page's body as an HTML output, so ``nbgrader generate_feedback`` renders it into the
     feedback the student fetches, and formgrader shows it to the person grading)."""
     body = page.split("<body>", 1)[-1].rsplit("</body>", 1)[0]
-    cell = nbformat.v4.new_code_cell("# normlab's automatic grading: what the student's feedback says")
+    cell = nbformat.v4.new_code_cell("# " + render_all([Message("feedback.first_cell")], lang))
     cell.outputs = [nbformat.v4.new_output("display_data", data={"text/html": body})]
     cell.metadata["normlab"] = {"feedback": True}
     nb.cells.insert(0, cell)
