@@ -1388,3 +1388,15 @@ def test_the_feedback_cell_speaks_the_course_language():
     for lang, said in (("pt-BR", "# correção automática do normlab"), ("en", "# normlab's automatic grading")):
         nb = gradebook.with_feedback(nbformat.v4.new_notebook(), "<body><p>x</p></body>", lang)
         assert nb.cells[0].source.startswith(said) and nb.cells[0].outputs[0].data["text/html"] == "<p>x</p>"
+
+
+def test_a_timestamps_utc_offset_is_read_as_hours_and_minutes():
+    """Trial 58: a Brazilian hand-in time, `2026-12-01 11:59:00 -0300`, was read as 12:04 UTC
+    (nbgrader's parser takes -0300 as 300 seconds) and `-03:00` as 11:59 UTC (no zone), where
+    it is 14:59 UTC: three hours early, enough to escape a late penalty."""
+    from grader.integrations.nbgrader.gradebook import parse_utc
+
+    for spelled in ("-0300", "-03:00"):
+        assert parse_utc(f"2026-12-01 11:59:00.000000 {spelled}").hour == 14, spelled
+    assert parse_utc("2026-12-01 11:59:00 +0530").strftime("%H:%M") == "06:29"
+    assert parse_utc("2026-12-01T11:59:00-03:00").hour == 14  # ISO 8601, as it always was

@@ -23,6 +23,7 @@ import copy
 import functools
 import json
 import os
+import re
 import sys
 import warnings
 from dataclasses import dataclass
@@ -69,6 +70,10 @@ def course_config(root: Path) -> CourseConfig:
     return CourseConfig(root=root, course_id=coursedir.course_id, db_url=coursedir.db_url, config=config)
 
 
+_UTC_OFFSET = re.compile(r"(?P<sign>[+-])(?P<hours>[01]\d|2[0-3]):?(?P<minutes>[0-5]\d)")
+"""An offset from UTC as ISO 8601 and RFC 2822 write one: ``-0300``, ``-03:00``, ``+0530``."""
+
+
 def parse_utc(text: str) -> datetime:
     """A timestamp as nbgrader reads one (``2026-11-20 10:00:00.000000 UTC``, ISO 8601 ...),
     as a naive UTC time; raises ValueError (or OverflowError) when it is not one."""
@@ -77,10 +82,17 @@ def parse_utc(text: str) -> datetime:
 
     parts = text.split(" ")
     if len(parts) == 3:  # nbgrader's own format: date, time, zone name or offset
-        try:
-            zone: Any = int(parts[2])
-        except ValueError:
-            zone = dateutil.tz.gettz(parts[2]) if _zone_name(parts[2]) else None  # unknown: as gettz says
+        zone: Any
+        if offset := _UTC_OFFSET.fullmatch(parts[2]):
+            # -0300 or -03:00 (Brazil): nbgrader reads the first as 300 seconds and the second as
+            # no zone, up to three hours off a student's hand-in time, so a late one looks on time.
+            sign = -1 if offset["sign"] == "-" else 1
+            zone = sign * (int(offset["hours"]) * 3600 + int(offset["minutes"]) * 60)
+        else:
+            try:
+                zone = int(parts[2])
+            except ValueError:
+                zone = dateutil.tz.gettz(parts[2]) if _zone_name(parts[2]) else None  # unknown: as gettz says
         when: datetime = dateutil.parser.parse(" ".join([*parts[:2], "TZ"]), tzinfos={"TZ": zone})
     else:
         when = dateutil.parser.parse(text)
