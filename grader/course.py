@@ -75,6 +75,15 @@ CALLS: dict[str, tuple[str, ...]] = {
 and the stubs import them): a failure of the function may come from one of those."""
 
 
+@cache
+def callees(function: str) -> frozenset[str]:
+    """Every graded function of another exercise that ``function`` calls, directly or not."""
+    found: set[str] = set()
+    for called in CALLS.get(function, ()):
+        found |= {called, *callees(called)}
+    return frozenset(found)
+
+
 def uses(exercise: str) -> set[str]:
     """The graded functions of other exercises that ``exercise``'s functions call."""
     return {called for function, calls in CALLS.items() if MODULE_OF[function] == exercise for called in calls}

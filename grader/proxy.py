@@ -135,6 +135,8 @@ class StudentProxy:
         it: each test names the function it called."""
         self._strikes: dict[str, int] = {}
         self._spent = 0.0
+        self._hung: set[str] = set()
+        """The functions a call of which ran out of time."""
         self.last_call: CallRecord | None = None
         self.last_function = ""
         self.called: set[str] = set()
@@ -229,7 +231,7 @@ class StudentProxy:
             raise StudentTimeout(
                 function, [Message("fault.timeout_repeat", {"function": function, "strikes": self._strikes[function]})]
             )
-        budget = self._limits.submission_seconds - self._spent
+        budget = self._budget_left(function)
         if budget <= 0:
             raise StudentTimeout(
                 function, [Message("fault.budget_spent", {"seconds": self._limits.submission_seconds})]
@@ -283,7 +285,20 @@ class StudentProxy:
         self.answers += 1
         return self._answer(function, module, answers.parse(reply.message, args, kwargs))
 
+    def _budget_left(self, function: str) -> float:
+        """What is left of the submission's time for a call of ``function``. Once the budget is
+        spent, a function that never ran out of time, and calls none that did (``course.CALLS``),
+        still runs, on a reserve of the same size: a hang in rmsnorm, and in the functions that
+        call it, must not cost inspect_config, which calls neither, its points (trial 58). A
+        submission that hangs everywhere still ends within twice the budget."""
+        left = self._limits.submission_seconds - self._spent
+        callees = course.callees(function)
+        if left > 0 or function in self._hung or not self._hung.isdisjoint(callees):
+            return left
+        return left + self._limits.submission_seconds
+
     def _timed_out(self, function: str, module: str, reply: Reply, seconds: float) -> StudentFault:
+        self._hung.add(function)
         if seconds < self._limits.call_seconds:
             # What was left of the budget depends on how long the student's code ran: only the
             # budget we set is named.

@@ -590,3 +590,23 @@ def test_a_forgotten_return_is_named_as_one(tmp_path):
     assert lost and all("hint.returned_none" in {m.id for m in r.messages} for r in lost), lost
     shown = reporters.to_text(report, "en")
     assert "should be a numpy.ndarray, but is a NoneType" in shown and "without a return statement" in shown
+
+
+def test_a_hang_in_rmsnorm_does_not_cost_the_exercises_that_never_call_it(tmp_path):
+    # Trial 58: an infinite loop in rmsnorm alone scored 32/286. Its timeouts, and those of the
+    # functions calling it, spent the submission's budget, and every test after that scored 0:
+    # inspect_config (44 points) and layernorm never call rmsnorm. They run on a reserve now.
+    sub = patched(
+        tmp_path / "sub",
+        "rmsnorm",
+        "    ms = np.mean(xf * xf",
+        "    while True:\n        pass\n    ms = np.mean(xf * xf",
+    )
+    tight = current_settings().replace(limits=Limits(call_seconds=0.5, submission_seconds=3.0))
+    report = grade(sub, Options(suites=("public", "hidden"), settings=tight))
+    by_exercise = {
+        e: [r for r in report.results if r.exercise == e] for e in ("rmsnorm", "layernorm", "inspect_config")
+    }
+    assert all(r.status is Status.PASSED for e in ("layernorm", "inspect_config") for r in by_exercise[e])
+    assert any(r.status is Status.TIMEOUT for r in by_exercise["rmsnorm"])
+    assert "fault.budget_spent" in message_ids(report)  # the functions that call rmsnorm still stop
