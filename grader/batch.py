@@ -36,9 +36,10 @@ must not hold the rest of the class."""
 
 
 def ceiling_seconds(options: Options) -> float:
-    """How long one grading may run in a pool process before it is stopped."""
+    """How long one grading may run in a pool process before it is stopped: its calls have
+    the budget and, for functions that never hung, a reserve of the same size (``proxy``)."""
     limits = options.settings.limits
-    return limits.notebook_seconds + limits.submission_seconds + CEILING_SLACK
+    return limits.notebook_seconds + 2 * limits.submission_seconds + CEILING_SLACK
 
 
 def grade_safely(path: str, options: Options) -> Outcome:
