@@ -547,23 +547,23 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
     placement words, at least once not denied (and no other's, even denied), the eps (and no
     other eps), the count, in 2 to 4 sentences. A note that lists every name and value
     contradicts itself and fails."""
-    what = 'inspect_config(config)["note"]'
-    expect_value(isinstance(note, str), True, what=f"the type of {what}")
-    expect_value(len(note) <= NOTE_CHARS, True, what=f"the length of {what}")
+    expect_value(isinstance(note, str), True, what='the type of inspect_config(config)["note"]')
+    _note_says(len(note) <= NOTE_CHARS, "check.note_length", limit=NOTE_CHARS)
     sentences = [part for part in SENTENCE_END.split(note.strip()) if part.strip()]
-    expect_value(2 <= len(sentences) <= 4, True, what=f"the number of sentences in {what}")
+    _note_says(2 <= len(sentences) <= 4, "check.note_sentences")
     text = note.lower()
     own = set(NORM_WORDS[want["norm_type"]])
     for word in sorted({w for words in NORM_WORDS.values() for w in words}):
         if word in own:  # the own type's word may also come inside a class name (LlamaRMSNorm)
             inside = re.compile(re.escape(word).replace(r"\ ", r"\s*"))
             named = _affirmed(OWN_NORM_WORD_PATTERNS[word], text) or _affirmed(inside, text)
+            _note_says(named, "check.note_norm_missing", word=NOTE_WORDS[word])
         else:
             named = NORM_WORD_PATTERNS[word].search(text) is not None
-        expect_value(named, word in own, what=f"the norm type, in words, in {what}")
+            _note_says(not named, "check.note_other_norm", word=NOTE_WORDS[word])
     mine = PLACEMENT_WORDS[want["placement"]]
     named = any(_affirmed(re.compile(re.escape(word)), text) for word in mine)
-    expect_value(named, True, what=f"the placement, in words, in {what}")
+    _note_says(named, "check.note_placement_missing", word=" / ".join(mine))
     for placement, words in PLACEMENT_WORDS.items():
         for word in words:
             if word in CONTAINED_PLACEMENTS.get(want["placement"], ()):
@@ -571,17 +571,31 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
             if placement != want["placement"] and not any(word in own_word for own_word in mine):
                 pattern = OTHER_PLACEMENT_PATTERNS.get(word)
                 named = word in text if pattern is None else pattern.search(text) is not None
-                expect_value(named, False, what=f"the placement, in words, in {what}")
+                _note_says(not named, "check.note_other_placement", word=word)
     eps = want["eps"]
     numbers = {n for n in map(float, EPS_LIKE.findall(note)) if n <= EPS_SIZED or n == eps}
     # EPS_LIKE finds the small numbers a note may use for an eps; an eps of 1e-3 or more is
     # written by repr as 0.001 or 0.01, which it does not find: its own repr counts as named.
     if re.search(rf"(?<![\w.]){re.escape(repr(eps))}(?![\w]|\.\d)", note):
         numbers.add(eps)
-    expect_value(numbers == {eps}, True, what=f"the eps value in {what}")
-    expect_value(re.search(rf"\b{want['n_norms']}\b", note) is not None, True, what=f"the number of norms in {what}")
+    _note_says(numbers == {eps}, "check.note_eps")
+    _note_says(re.search(rf"\b{want['n_norms']}\b", note) is not None, "check.note_norm_count")
     if INFERRED.search(want["note"]):  # an unknown family: what the report assumed is said
-        expect_value(INFERRED.search(note) is not None, True, what=f"saying the family was inferred, in {what}")
+        _note_says(INFERRED.search(note) is not None, "check.note_inferred")
+
+
+NOTE_WORDS = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm", "1 + weight": "(1 + weight)"}
+"""Each norm word as a note writes it, for the feedback."""
+
+
+def _note_says(ok: bool, message_id: str, **params: Any) -> None:
+    """One requirement of the note, met or said. Which word a hidden test's note lacks or names
+    is the expected answer's, or the student's choice: a hidden test says only what is wrong."""
+    if ok:
+        return
+    shown = {k: v for k, v in params.items() if k == "limit"} if is_hidden() else params
+    hidden = "_hidden" if is_hidden() and "word" in params else ""
+    raise Mismatch([Message(message_id + hidden, {"what": 'inspect_config(config)["note"]', **shown})])
 
 
 class Sublayer(WireCallable):

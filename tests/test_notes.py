@@ -357,3 +357,31 @@ def test_layer_norm_spelled_as_two_words_names_a_layernorm_note_s_own_norm():
     assert "Layer Norm" in note
     _passes("opt-350m.json", note)
     _passes("llama-3-8b.json", "Pre-norm RMSNorm with eps 1e-05 as each layer norm. Build 65 norms.")
+
+
+def test_a_failing_note_says_which_requirement_it_misses_and_no_hidden_word():
+    """Trial 56: a note's failure read "the placement, in words, in ...["note"] is True;
+    expected False", an internal boolean. It says which requirement fails now; which word, on a
+    public test only (on a hidden one the word is the expected answer's, or the student's)."""
+    from grader import checks
+    from grader.messages import render
+
+    note = "Pre-norm RMSNorm with eps 1e-05, unlike a post-norm stack. Build 65 norms."
+    try:
+        checks.set_hidden(False)
+        with pytest.raises(Mismatch) as public:
+            expect_note(note, _report("llama-3-8b.json"))
+        checks.set_hidden(True)
+        with pytest.raises(Mismatch) as hidden:
+            expect_note(note, _report("llama-3-8b.json"))
+    finally:
+        checks.set_hidden(True)
+    assert [(m.id, m.params.get("word")) for m in public.value.messages] == [
+        ("check.note_other_placement", "post-norm")
+    ]
+    assert [m.id for m in hidden.value.messages] == ["check.note_other_placement_hidden"]
+    assert "post-norm" not in render(hidden.value.messages[0], "en")
+    assert "names another placement, post-norm" in render(public.value.messages[0], "en")
+    with pytest.raises(Mismatch) as sentences:
+        expect_note("Pre-norm RMSNorm with eps 1e-05 and 65 norms", _report("llama-3-8b.json"))
+    assert [m.id for m in sentences.value.messages] == ["check.note_sentences"]
