@@ -58,26 +58,27 @@ MODULES: tuple[str, ...] = tuple(EXERCISES)
 CALLS: dict[str, tuple[str, ...]] = {
     "block": ("rmsnorm",),
     "postnorm_block": ("rmsnorm",),
-    "stack_forward": ("rmsnorm",),
-    "stack_forward_postnorm": ("rmsnorm",),
-    "stack_trace": ("rmsnorm",),
-    "depth_rms": ("rmsnorm",),
     "shift_response": ("layernorm", "rmsnorm"),
     "scale_response": ("layernorm", "rmsnorm"),
-    "block_forward": ("rmsnorm",),
-    "block_backward": ("rmsnorm", "rmsnorm_backward"),
-    "gradient_path": ("rmsnorm", "rmsnorm_backward"),
+    "stack_forward": ("attention_stub", "ffn_stub", "rmsnorm"),
+    "stack_forward_postnorm": ("attention_stub", "ffn_stub", "rmsnorm"),
+    "stack_trace": ("attention_stub", "ffn_stub", "rmsnorm", "token_norm"),
+    "depth_rms": ("attention_stub", "ffn_stub", "rmsnorm"),
+    "block_forward": ("rmsnorm", "sublayer"),
+    "block_backward": ("rmsnorm", "rmsnorm_backward", "sublayer", "sublayer_backward"),
+    "gradient_path": ("block_backward", "block_forward"),
     "forward": ("layernorm", "rmsnorm"),
-    "quantized_stack": ("rmsnorm",),
-    "quantization_report": ("rmsnorm",),
+    "quantized_stack": ("quantize", "rmsnorm"),
+    "quantization_report": ("quantized_stack",),
 }
-"""Graded function -> the graded functions of other exercises it calls (as the reference does
-and the stubs import them): a failure of the function may come from one of those."""
+"""Graded function -> the graded functions it calls, as the reference does (directly or
+through its private helpers; a test holds the two together): a failure of the function may come
+from one of those, and a hang in one of them makes it hang too."""
 
 
 @cache
 def callees(function: str) -> frozenset[str]:
-    """Every graded function of another exercise that ``function`` calls, directly or not."""
+    """Every graded function that ``function`` calls, directly or not."""
     found: set[str] = set()
     for called in CALLS.get(function, ()):
         found |= {called, *callees(called)}

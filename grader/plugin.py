@@ -33,7 +33,7 @@ from typing import Any, Protocol
 import pytest
 
 from grader import checks, discovery, vocabulary
-from grader.course import CALLS
+from grader.course import callees
 from grader.faults import GraderFault, StudentFault, StudentRaised
 from grader.messages import Message
 from grader.model import CheckResult, Status, Visibility
@@ -266,7 +266,7 @@ class GradingPlugin:
         for key, result in zip(keys, results, strict=True):
             # Only what the functions this test called call themselves: a failing op_counts
             # is not layernorm's doing because shift_response, in the same exercise, calls it.
-            calls = {f for called in self.called.get(key, ()) for f in CALLS.get(called, ())}
+            calls = {f for called in self.called.get(key, ()) for f in callees(called)}
             uses = sorted(f for f in calls if f in failing)
             if result.status is not Status.PASSED and uses and _attempted(result):
                 extra = tuple(Message("check.uses_failing", {"function": f}) for f in uses)

@@ -84,6 +84,7 @@ SUPPLEMENTS = {
     "check.uses_failing",
     "fault.died_detail",
     "fault.bad_result_detail",
+    "report.output_cut",
 }
 MUTATED = frozenset({"check.mutated", "check.mutated_hidden"})
 """Most attacks also write into their inputs, so that no test can pass on "x is not modified"."""
@@ -92,8 +93,10 @@ WRONG = (
     | MUTATED
 )
 """An array answer with wrong values (float64 whatever the input), inputs written into."""
-WRONG_REPORT = frozenset({"check.value_hidden", "check.value_type", "check.assertion", "check.did_not_raise"})
-"""An inspect_config report with wrong values and wrong types."""
+WRONG_REPORT = frozenset({"check.value_hidden", "check.value_type", "check.assertion", "check.did_not_raise"}) | {
+    m for m in message_catalog() if m.startswith("check.note_")
+}
+"""An inspect_config report with wrong values and wrong types (its note among them)."""
 CHECKS = frozenset(m for m in message_catalog() if m.startswith("check."))
 """Any refusal of an answer by a check (for answers built to pass as many checks as possible)."""
 TIMEOUT = frozenset({"fault.timeout", "fault.timeout_repeat"})

@@ -402,9 +402,11 @@ def test_a_failing_function_is_blamed_only_where_the_tested_function_calls_it(tm
 
 
 def test_the_calls_table_is_what_the_reference_calls():
-    # course.CALLS says which graded functions of other exercises a function calls; the feedback
-    # blames them when it fails. Read it off the reference: names a function (or a helper of its
-    # module) uses that are graded functions of another exercise, not its parameters or locals.
+    # course.CALLS says which graded functions a function calls; the feedback blames them when it
+    # fails, and the budget's reserve stops it with them. Read it off the reference: names a
+    # function (or a private helper of its module) uses that are graded functions, not its
+    # parameters or locals. Trial 57: the table held calls into other exercises only, so a
+    # stack_forward failing with the student's attention_stub got no "may come from" line.
     import ast
 
     from grader.course import CALLS, MODULE_OF
@@ -420,7 +422,7 @@ def test_the_calls_table_is_what_the_reference_calls():
             own |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
             out = set()
             for used in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - own:
-                if MODULE_OF.get(used, module) != module:
+                if used in MODULE_OF:
                     out.add(used)
                 elif used in functions and used not in seen:
                     out |= called(used, seen | {used})
