@@ -268,10 +268,12 @@ IGNORES_AN_ARGUMENT = frozenset(
         "hint.missing_norm",
         "hint.unnormalized_sublayer_input",
         "hint.norm_backward_skipped",
+        # No answer at all: a function that returns None computed nothing.
+        "hint.returned_none",
     }
 )
-"""Diagnosed mistakes that consist of ignoring an argument: they earn no property points, or
-code that drops an argument on purpose would collect them (decision 1)."""
+"""Diagnosed mistakes that consist of ignoring an argument (or computing nothing): they earn
+no property points, or code that drops an argument on purpose would collect them (decision 1)."""
 
 
 def expect_attempt(
