@@ -586,7 +586,7 @@ def expect_note(note: Any, want: dict[str, Any]) -> None:
         _note_says(INFERRED.search(note) is not None, "check.note_inferred")
 
 
-NOTE_WORDS = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm", "1 + weight": "(1 + weight)"}
+NOTE_WORDS = dict(zip(("layernorm", "rmsnorm", "1 + weight"), ("LayerNorm", "RMSNorm", "(1 + weight)"), strict=True))
 """Each norm word as a note writes it, for the feedback."""
 
 

@@ -23,7 +23,7 @@ from grader.sandbox import policy as sandbox_policy
 from grader.sandbox import slots
 from grader.sandbox.client import Worker
 from grader.settings import Settings, current
-from grader.submission import capped, misspelled, prepare
+from grader.submission import Prepared, capped, misspelled, prepare
 
 if TYPE_CHECKING:
     from grader import sessions  # pytest: imported once the worker is starting (see grade)
@@ -110,6 +110,14 @@ def _questions(
     return results, manual, notes
 
 
+def _report_notes(prepared: Prepared, answer_notes: list[Message], cell_notes: list[Message]) -> tuple[Message, ...]:
+    """The report's notes: why the hand-in could not be read, if it could not, first."""
+    unreadable = [] if prepared.unreadable is None else [prepared.unreadable]
+    return capped(
+        notebook.in_cell_order([*unreadable, *prepared.notes, *misspelled(prepared), *answer_notes, *cell_notes])
+    )
+
+
 def _failed_names(cells: list[notebook.CodeCell], worker: Worker) -> Callable[[], dict[str, notebook.CodeCell]]:
     """What failed cells would have bound, worked out once per state of the worker's cells (a
     hang restarts the worker and skips a cell), not once per test that misses a name."""
@@ -178,7 +186,6 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
         skipped = worker.first_run_skipped
         stopped = notebook.stopped_lines(worker.cell_outcomes, skipped)
         question_results, manual, answer_notes = _questions(submission, options, stopped)
-        unreadable = [] if prepared.unreadable is None else [prepared.unreadable]
         cell_notes = notebook.outcome_notes(
             prepared.cells, worker.cell_outcomes, skipped, options.settings.packages, limits.cell_seconds
         )
@@ -189,11 +196,7 @@ def grade(submission: str | Path, options: Options | None = None) -> Report:
             suites=options.suites,
             isolation=plan.layers,
             missing_layers=tuple(plan.missing),
-            notes=capped(
-                notebook.in_cell_order(
-                    [*unreadable, *prepared.notes, *misspelled(prepared), *answer_notes, *cell_notes]
-                )
-            ),
+            notes=_report_notes(prepared, answer_notes, cell_notes),
             worker_uid=plan.uid,
             seconds=time.monotonic() - started,
         )
