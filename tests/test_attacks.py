@@ -235,7 +235,10 @@ ATTACKS = [
         FAILED,
         {"check.shape", "check.value_hidden", "check.value_public", "check.did_not_raise", "check.assertion"},
     ),
-    attack("rmsnorm_disk_search.py", (19, 21), FAILED, WRONG),
+    # Its search at import has a 1 s budget inside the 2 s call limit: on a loaded machine (a
+    # fresh CI one) the import can run out of time instead. Contained either way: nothing found,
+    # nothing leaked, no point.
+    attack("rmsnorm_disk_search.py", (19, 21), FAILED | TIMED_OUT, WRONG | {"fault.import_timeout"}),
     attack("rmsnorm_venv_course_leak.py", (19,), FAILED, WRONG),
     attack("rmsnorm_network.py", (20,), FAILED, WRONG),
     attack("rmsnorm_proc_snoop.py", (21,), ERROR, RAISED, exc_types={"an exception", "Exception"}),
