@@ -10,102 +10,16 @@ part's manually graded answer cell, its rubric inside the solution region (sourc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import nbformat
 
 from grader import questions
+from grader.integrations.nbgrader.words import Words
+from grader.messages import normalize_language
 from grader.policy import Policy, scaled
 from grader.questions import Bank, Question
 from grader.report import jinja
-
-KINDS = {
-    "en": {
-        "choice": "one letter",
-        "multiple": "a list of letters",
-        "number": "a number",
-        "whole number": "a whole number",
-    },
-    "pt-BR": {
-        "choice": "uma letra",
-        "multiple": "uma lista de letras",
-        "number": "um número",
-        "whole number": "um número inteiro",
-    },
-}
-PHRASES = {
-    "en": {
-        "intro": "## Verification questions\n\nEach question has parts graded automatically (answer them in "
-        "the code cell under it) and a written part graded by hand: a few sentences, in your own words.",
-        "answer_parts": "Answer the parts above in the code cell below ({name}); they are graded automatically.",
-        "written": "written",
-        "point": "point",
-        "points": "points",
-        "by_hand": "graded by hand; answer in the {cell}.",
-        "after_code": "text cell after the code cell",
-        "below": "text cell below",
-        "grade_cell": "Question {number}: {points} point(s) from its auto-graded parts, scored when the "
-        "assignment is graded.",
-        "not_counted": "Question {number}: not counted in this course (the instructor's grading policy).",
-        "comment": "Question {number}: your answers to the auto-graded parts, written as values: they are read,\n"
-        'never run, so 64 counts and 2 * 32 does not. A choice is one letter in quotes ("b"); a multiple\n'
-        'choice a list of letters (["a", "c"]); a number has no quotes (0.25), or quotes with a comma ("0,25").',
-    },
-    "pt-BR": {
-        "intro": "## Perguntas de verificação\n\nCada pergunta tem partes corrigidas automaticamente (responda na "
-        "célula de código abaixo dela) e uma parte escrita corrigida à mão: algumas frases, com as suas palavras.",
-        "answer_parts": "Responda as partes acima na célula de código abaixo ({name}); elas são corrigidas "
-        "automaticamente.",
-        "written": "escrita",
-        "point": "ponto",
-        "points": "pontos",
-        "by_hand": "corrigida à mão; responda na {cell}.",
-        "after_code": "célula de texto depois da célula de código",
-        "below": "célula de texto abaixo",
-        "grade_cell": "Pergunta {number}: {points} ponto(s) das suas partes corrigidas automaticamente, "
-        "contados quando a tarefa é corrigida.",
-        "not_counted": "Pergunta {number}: não conta neste curso (a política de notas do instrutor).",
-        "comment": "Pergunta {number}: as suas respostas às partes corrigidas automaticamente, escritas como\n"
-        "valores: são lidas, nunca executadas, então 64 conta e 2 * 32 não. Uma escolha é uma letra entre\n"
-        'aspas ("b"); uma múltipla escolha, uma lista de letras (["a", "c"]); um número vai sem aspas\n'
-        '(0.25), ou entre aspas com vírgula ("0,25").',
-    },
-}
-"""The release's own words around the bank's questions, in each course language (the exercises'
-text comes from the modules' docstrings, in English)."""
-
-
-@dataclass(frozen=True)
-class Words:
-    """What the question cells say besides the bank's text, in the course's language."""
-
-    lang: str
-
-    @property
-    def kinds(self) -> dict[str, str]:
-        return KINDS[self.lang]
-
-    def say(self, key: str) -> str:
-        return PHRASES[self.lang][key]
-
-    @property
-    def answer_parts(self) -> str:
-        return self.say("answer_parts")
-
-    @property
-    def written(self) -> str:
-        return self.say("written")
-
-    def points(self, value: float) -> str:
-        return f"{value:g} {self.say('point') if value == 1 else self.say('points')}"
-
-    def by_hand(self, value: float, after_code: bool) -> str:
-        cell = self.say("after_code") if after_code else self.say("below")
-        return f"{self.points(value)}, {self.say('by_hand').format(cell=cell)}"
-
-    def answers_comment(self, number: int) -> list[str]:
-        return self.say("comment").format(number=number).split("\n")
 
 
 def auto_cell_id(qid: str) -> str:
@@ -157,7 +71,7 @@ def cells(meta: Any, course_policy: Policy, lang: str = "en") -> list[nbformat.N
     """Every question's cells, after an introduction, at the policy's points, in the course's
     language. ``meta`` builds nbgrader metadata."""
     bank = questions.load()
-    words = Words(lang if lang in PHRASES else "en")
+    words = Words(normalize_language(lang))
     out = [nbformat.v4.new_markdown_cell(words.say("intro"), metadata=meta("questions-intro", locked=True))]
     for q in bank.questions:
         out += _question_cells(bank, q, meta, course_policy, words)

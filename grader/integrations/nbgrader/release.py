@@ -40,6 +40,7 @@ import nbformat
 from grader import course, discovery, policy
 from grader.course import EXERCISES, MODULES, PLAIN_CHECKS
 from grader.integrations.nbgrader import question_cells
+from grader.integrations.nbgrader.words import Words
 from grader.messages import Message
 from grader.notebook import first_line
 from grader.policy import Policy, PolicyError, scaled
@@ -170,47 +171,13 @@ def exercise_points(exercise: str, course_policy: Policy) -> tuple[float, float,
     return factor, scaled(public, factor), scaled(hidden, factor)
 
 
-CELL_WORDS = {
-    "en": {
-        "title": "Lab: LayerNorm, RMSNorm and residual connections",
-        "exercise": "Exercise",
-        "public": "Public tests for {exercise}",
-        "hidden": "Hidden tests for {exercise}",
-        "points": "{points} point(s)",
-        "one_per_test": "one per test",
-        "shared": "the tests sharing them equally",
-        "not_counted": "not counted in this course (the instructor's grading policy)",
-        "hidden_when": "They run only when the assignment is graded.",
-    },
-    "pt-BR": {
-        "title": "Lab: LayerNorm, RMSNorm e conexões residuais",
-        "exercise": "Exercício",
-        "public": "Testes públicos de {exercise}",
-        "hidden": "Testes ocultos de {exercise}",
-        "points": "{points} ponto(s)",
-        "one_per_test": "um por teste",
-        "shared": "divididos igualmente entre os testes",
-        "not_counted": "não contam neste curso (a política de notas do instrutor)",
-        "hidden_when": "Eles só rodam quando a tarefa é corrigida.",
-    },
-}
-"""What the release writes around the exercises, in each course language (the exercises' own
-text is the modules' docstrings, in English). The test cells' first lines, in either language,
-are how a notebook whose metadata an editor stripped still shows its test cells
-(``notebook._TEST_CELL_START``)."""
-
-
-def _words(lang: str) -> dict[str, str]:
-    return CELL_WORDS.get(lang, CELL_WORDS["en"])
-
-
 def _test_cells(exercise: str, course_policy: Policy, lang: str = "en") -> list[nbformat.NotebookNode]:
     """The public and the hidden test cell, at the policy's points: 0 when the policy drops the
     exercise, whose cells stay grade cells (nbgrader cannot remove a cell once students have
     submitted, so dropping an exercise later only changes points)."""
     factor, public_points, hidden_points_ = exercise_points(exercise, course_policy)
     names, functions = public_test_points(exercise)
-    words = _words(lang)
+    words = Words(lang)
     public = jinja.render(
         "public_cell.py.j2",
         exercise=exercise,
@@ -235,7 +202,7 @@ def _test_cells(exercise: str, course_policy: Policy, lang: str = "en") -> list[
 def _exercise_cells(number: int, exercise: str, course_policy: Policy, lang: str = "en") -> list[nbformat.NotebookNode]:
     """Intro, imports, one cell per function, then the public and the hidden test cell."""
     doc, parts = _segments((course.solutions_dir() / f"{exercise}.py").read_text())
-    intro = jinja.render("exercise.md.j2", number=number, module=f"{exercise}.py", docstring=doc, words=_words(lang))
+    intro = jinja.render("exercise.md.j2", number=number, module=f"{exercise}.py", docstring=doc, words=Words(lang))
     cells = [nbformat.v4.new_markdown_cell(intro, metadata=_meta(f"{exercise}-intro", locked=True))]
     imports = [text for kind, node, text in parts if kind in ("Import", "ImportFrom") and not _is_sibling_import(node)]
     if imports:
@@ -288,7 +255,7 @@ def build_notebook(title: str | None = None, course_policy: Policy | None = None
     question_auto, manual_points = question_cells.points(course_policy)
     intro = jinja.render(
         "intro.pt-BR.md.j2" if lang == "pt-BR" else "intro.md.j2",
-        title=title or _words(lang)["title"],
+        title=title or Words(lang).say("title"),
         auto_points=auto_points + question_auto,
         manual_points=manual_points,
     )
