@@ -42,7 +42,7 @@ class ClassSummary:
     bins: tuple[int, ...]
     """Students per score bin (see ``BINS``), graded and unchanged alike."""
     slowest: tuple[tuple[str, float], ...]
-    """The longest gradings: student and seconds."""
+    """The longest gradings of this run (and of one it resumed): student and seconds."""
     most_failed: tuple[tuple[str, int], ...]
     """The tests most students did not pass, among those who scored any point (an untouched
     notebook fails every test): test name and how many students."""
@@ -104,7 +104,8 @@ def summarize(outcomes: Iterable[StudentOutcome]) -> ClassSummary:
         full += net == report.max_score
         zero += net == 0
         empty += handed_in_nothing(report)
-        seconds[outcome.student] = report.seconds
+        if outcome.state in (State.GRADED, State.RESUMED):  # others' times are of an earlier grading
+            seconds[outcome.student] = report.seconds
         if report.score > 0:  # an untouched notebook fails everything and says nothing
             attempted += 1
             missed = {r.name: r.description for r in report.results if r.status is not Status.PASSED}

@@ -491,7 +491,11 @@ def _finish_class(seen: list[StudentOutcome]) -> None:
     shown = [o for o in seen if o.report is not None and o.state is not State.UNCHANGED]
     by_hand = max((policy.manual_points(o.report) for o in shown if o.report is not None), default=0.0)
     if by_hand:  # the maximum above is the automatic part; nbgrader's counts the written answers too
-        click.echo(f"the scores above are the automatic part; the written answers add {by_hand:g} points, by hand")
+        # Said as it stays true once hand grades are given (nbgrader's totals then count them).
+        click.echo(
+            f"the scores above are the automatic part; the written answers, {by_hand:g} points more, "
+            "are graded by hand and not in them"
+        )
     rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
     resumed = f", {counts[State.RESUMED]} graded by an earlier run, published now" if counts[State.RESUMED] else ""
     again = counts[State.REPUBLISHED]

@@ -95,6 +95,15 @@ def test_a_late_penalty_counts_and_re_scored_students_are_counted():
     assert "late" not in summary_text(summarize(CLASS))  # nobody was late: nothing said about it
 
 
+def test_the_slowest_gradings_are_of_this_run():
+    """Trial 58: a run that graded nobody (everyone unchanged) still listed "slowest gradings",
+    the times of an earlier run's gradings, as if this run had spent them."""
+    before = [_graded(s, [True] * 4, 9.0, State.UNCHANGED) for s in ("ann", "bo")]
+    assert summarize(before).slowest == ()
+    assert "slowest gradings" not in summary_text(summarize(before))
+    assert [s for s, _ in summarize([*before, _graded("cy", [True] * 4, 0.5)]).slowest] == ["cy"]
+
+
 def test_students_graded_by_an_interrupted_run_are_not_counted_as_graded_now():
     resumed = _graded("gus", [True] * 4, 0.5, State.RESUMED)
     text = summary_text(summarize([*CLASS, resumed]))

@@ -240,7 +240,7 @@ def test_the_run_ends_with_the_class_summary(secure):
     from grader.questions import load as load_bank
 
     written = sum(q.written.points for q in load_bank().questions if q.written is not None)
-    assert f"the written answers add {written:g} points, by hand" in stdout
+    assert f"the written answers, {written:g} points more, are graded by hand and not in them" in stdout
 
 
 def test_manual_questions_reach_formgrader(secure):
@@ -807,7 +807,7 @@ def test_a_cell_whose_id_was_lost_shows_the_function_the_student_defined(course)
     block = student["cells"][cell_index(student, "residual-block")]
     block["metadata"]["nbgrader"]["grade_id"] = "my-block"
     block["source"] = "# my own version\n" + "".join(block["source"])
-    nb = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)))
+    nb = gradebook.autograded_notebook(gradebook.Handed(released, student), Report("lab.ipynb", (), ("public",)))
     shown = nb.cells[cell_index(nb, "residual-block")].source
     assert shown.startswith("def block(") and shown in block["source"]  # the function, found by its name
     expected = nbformat.v4.nbjson.writes(nb)
@@ -837,7 +837,7 @@ def test_publishing_parses_a_bounded_amount_of_a_students_code(course, monkeypat
     student = filled(
         load(course / "release" / ASSIGNMENT / "lab.ipynb"), load(course / "source" / ASSIGNMENT / "lab.ipynb")
     )
-    honest = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)))
+    honest = gradebook.autograded_notebook(gradebook.Handed(released, student), Report("lab.ipynb", (), ("public",)))
 
     def code(source: str) -> dict:
         return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
@@ -847,7 +847,7 @@ def test_publishing_parses_a_bounded_amount_of_a_students_code(course, monkeypat
     monkeypatch.setattr(ast, "parse", counting)
     gradebook._assigned_answers.cache_clear()
     gradebook._answers_name.cache_clear()
-    nb = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)))
+    nb = gradebook.autograded_notebook(gradebook.Handed(released, student), Report("lab.ipynb", (), ("public",)))
     gradebook._definitions(student)
     assert max(parsed) <= gradebook.CELL_CAP and sum(parsed) <= 4 * gradebook.PARSED_CODE, (len(parsed), sum(parsed))
     assert [c.source for c in nb.cells[: len(honest.cells)]] == [c.source for c in honest.cells]
@@ -870,7 +870,9 @@ def test_the_cells_a_student_added_are_kept_up_to_a_bound(course):
     scratch = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": "x = 1\n"}
     flood = dict(scratch, source="a\n" * 49_999)
     student["cells"] += [scratch] + [flood] * 60
-    nb = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)), "pt-BR")
+    nb = gradebook.autograded_notebook(
+        gradebook.Handed(released, student), Report("lab.ipynb", (), ("public",)), "pt-BR"
+    )
     added = [c.source for c in nb.cells if c.source.startswith("a\n")]
     assert 0 < len(added) < 60 and sum(map(len, added)) <= gradebook.EXTRA_CHARS
     assert "x = 1\n" in [c.source for c in nb.cells]
@@ -894,7 +896,7 @@ def test_a_written_answer_is_copied_up_to_a_bound(course):
     answer = student["cells"][cell_index(student, "q1-answer")]
     answer["source"] = "a\n" * 3_000_000
     assert gradebook.written_answers(released, student)["q1-answer"] == answer["source"]
-    nb = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)))
+    nb = gradebook.autograded_notebook(gradebook.Handed(released, student), Report("lab.ipynb", (), ("public",)))
     shown = nb.cells[cell_index(nb, "q1-answer")].source
     assert shown.startswith("a\n" * (CELL_CAP // 2)) and len(shown) < CELL_CAP + 200
     assert shown.endswith(
@@ -1372,10 +1374,47 @@ def test_a_portuguese_notebook_that_lost_its_metadata_keeps_its_written_answers_
         cell.metadata = {}
     for student in (typed_anew, stripped):
         assert gradebook.written_answers(released, student) == want
-        autograded = gradebook.autograded_notebook(released, student, Report("lab.ipynb", (), ("public",)), "pt-BR")
+        autograded = gradebook.autograded_notebook(
+            gradebook.Handed(released, student), Report("lab.ipynb", (), ("public",)), "pt-BR"
+        )
         assert len(autograded.cells) <= len(released.cells) + 2, len(autograded.cells)
     found = verification.from_notebook(json.dumps(stripped).encode()).values
     assert {f"{qid}-answer": parts.get(verification.WRITTEN) for qid, parts in found.items()} == want
+
+
+def test_a_second_try_at_a_function_stays_in_the_autograded_notebook():
+    """A cell without metadata that only defines graded functions was dropped from the autograded
+    notebook even when the student's own cell (with its grade id) was shown in the released
+    cell: a second try at ``rmsnorm`` below it, the definition the kernel ran, vanished from what
+    the person grading sees. It is dropped only when it is the definition shown in the released
+    cell (metadata lost); an earlier try in a stripped notebook is kept too."""
+    import copy
+
+    import nbformat
+
+    from grader.integrations.nbgrader import gradebook, release
+    from grader.model import Report
+
+    released = release.build_notebook()
+    first_try = "def rmsnorm(x, gamma, eps=1e-6):\n    return x * gamma  # first try\n"
+    second_try = "import numpy as np\n\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x / np.sqrt(eps)  # second try\n"
+    intact = copy.deepcopy(released)
+    at = cell_index(intact, "rmsnorm-rmsnorm")
+    intact.cells[at].source = first_try
+    intact.cells.insert(at + 1, nbformat.v4.new_code_cell(second_try))
+    stripped = copy.deepcopy(intact)
+    for cell in stripped.cells:
+        cell.metadata = {}
+    report = Report("lab.ipynb", (), ("public",))
+    for student, shown, kept in (
+        (intact, first_try, second_try),
+        (stripped, second_try.split("\n\n", 1)[1], first_try),
+    ):
+        nb = gradebook.autograded_notebook(gradebook.Handed(released, student), report)
+        sources = [c.source for c in nb.cells]
+        assert sources[cell_index(nb, "rmsnorm-rmsnorm")].strip() == shown.strip()
+        assert sources.count(kept) == 1, [s[:40] for s in sources if "try" in s]
+        assert sum("second try" in text for text in sources) == 1  # shown once, never twice
 
 
 def test_the_feedback_cell_speaks_the_course_language():

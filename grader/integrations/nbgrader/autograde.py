@@ -249,13 +249,13 @@ class NbgraderPublisher:
         extension = self.extensions.get(submitted.student, "")
         return key_of(self.terms.encode(), extension.encode(), (submitted.timestamp or "").encode())
 
-    def _changed_answers(self, previous: Path, student_nb: dict[str, Any]) -> set[str]:
+    def _changed_answers(self, previous: Path, handed: gradebook.Handed) -> set[str]:
         """Written answers whose text differs from the autograded notebook of the last grading:
         a hand grade given to the old text is flagged for formgrader again, as nbgrader does."""
         if not previous.is_file():
             return set()
         before = gradebook.written_answers(self.released, gradebook.read_student_notebook(previous))
-        now = gradebook.written_answers(self.released, student_nb)
+        now = handed.written
         return {gid for gid in now.keys() | before.keys() if now.get(gid, "").strip() != before.get(gid, "").strip()}
 
     def publish(self, submitted: Submitted, report: Report) -> Late:
@@ -265,13 +265,13 @@ class NbgraderPublisher:
         the autograded notebook also shows in its first cell (so the student's ``lab.html``
         carries it through ``release_feedback`` and ``fetch_feedback``)."""
         course, student = self.course, submitted.student
-        student_nb = gradebook.read_student_notebook(submitted.path)
-        answered = gradebook.answered_cells(self.released, student_nb)
+        handed = gradebook.Handed(self.released, gradebook.read_student_notebook(submitted.path))
+        answered = handed.answered()
         autograded = course.root / "autograded" / student / course.assignment
-        changed = self._changed_answers(autograded / self.released_path.name, student_nb)
+        changed = self._changed_answers(autograded / self.released_path.name, handed)
         late = self.gradebook.record(course.assignment, student, report, answered, submitted.timestamp, changed)
         page = feedback_html(report, student=student, assignment=course.assignment, lang=self.lang, late=late)
-        rebuilt = gradebook.autograded_notebook(self.released, student_nb, report, self.lang)
+        rebuilt = gradebook.autograded_notebook(handed, report, self.lang)
         nb = gradebook.with_feedback(rebuilt, page, self.lang)
         # nbformat.writes validates the notebook against the schema and only logs what it finds,
         # for ~50 ms a student; the notebook is the released one (validated when read) with

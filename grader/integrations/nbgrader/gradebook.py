@@ -33,7 +33,7 @@ from typing import Any
 
 import nbformat
 
-from grader.course import EXERCISES, MODULE_OF
+from grader.course import EXERCISES
 from grader.faults import GraderFault
 from grader.integrations.nbgrader.question_cells import auto_cell_id
 from grader.messages import Message, describe, render_all
@@ -518,6 +518,7 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
     # A released cell whose metadata an editor dropped (Colab, VS Code) is no cell of theirs.
     as_released = {c.source.strip() for c in released.cells}
     answers, parsing = _released_answers(released), _Parsing()
+    placed = _PlacedByName(released, student_nb)
     anchor, added, headed, room = "", _Added({}), set[str](), EXTRA_CHARS
     for cell in cells(student_nb):
         grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
@@ -530,7 +531,7 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
             headed.add(lost)
         elif cell.kind == "code" and parsing.answers_name(cell.source) in answers:
             continue  # the released answers cell, filled in: it takes that cell's place
-        elif not grade_id and (cell.source.strip() in as_released or _placed_by_name(cell, parsing)):
+        elif not grade_id and (cell.source.strip() in as_released or placed.holds(cell)):
             continue
         elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
             room -= len(cell.source)
@@ -541,19 +542,44 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
     return added
 
 
-def _placed_by_name(cell: Cell, parsing: _Parsing) -> bool:
-    """A code cell without its metadata that only imports and defines graded functions: the
-    autograded notebook shows those definitions in their released cells (``_Sources``)."""
-    if cell.kind != "code" or not parsing.allows(cell.source):
-        return False
-    try:
-        tree = ast.parse(cell.source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    graded = (ast.FunctionDef, ast.Import, ast.ImportFrom)
-    return bool(tree.body) and all(
-        isinstance(node, graded) and getattr(node, "name", None) in (None, *MODULE_OF) for node in tree.body
-    )
+class _PlacedByName:
+    """Which cells without metadata the autograded notebook already shows in a released cell:
+    one that only imports and defines graded functions, each of them the definition
+    :class:`_Sources` puts in its released cell because the student has no cell of their own
+    with that cell's grade id (Colab, VS Code). A second try at a function in a notebook whose
+    metadata is intact, or an earlier try in a stripped one, is the student's own added cell:
+    the person grading sees it."""
+
+    def __init__(self, released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> None:
+        own = _own_cells(student_nb)
+        solution_ids = (
+            c.metadata["nbgrader"].get("grade_id", "")
+            for c in released.cells
+            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+        )
+        self.lost = {gid.split("-", 1)[-1] for gid in solution_ids if gid and gid not in own}  # by function name
+        self.student_nb, self.parsing = student_nb, _Parsing()
+        self.defined: dict[str, str] | None = None
+
+    def holds(self, cell: Cell) -> bool:
+        if cell.kind != "code" or not self.lost or not self.parsing.allows(cell.source):
+            return False
+        try:
+            tree = ast.parse(cell.source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        if self.defined is None:
+            self.defined = _definitions(self.student_nb)
+        lines = cell.source.splitlines()
+        return bool(tree.body) and all(
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            or (
+                isinstance(node, ast.FunctionDef)
+                and node.name in self.lost
+                and self.defined.get(node.name) == statement_text(lines, node)
+            )
+            for node in tree.body
+        )
 
 
 def _own_cells(student_nb: dict[str, Any]) -> dict[str, str]:
@@ -582,35 +608,54 @@ def _question_of(anchor: str, answer_ids: set[str]) -> str | None:
     return None
 
 
-def written_answers(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, str]:
-    """Each written answer by its answer cell's grade id: the answer cell's text, followed by
-    any markdown cell the student added after the question (Decision 8: copied into the
-    question's answer cell, for the person grading)."""
-    answer_ids = {
-        c.metadata["nbgrader"]["grade_id"]
-        for c in released.cells
-        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
-    }
-    found = {gid: text for gid, text in _answers(student_nb).items() if gid in answer_ids}
-    for anchor, added in _extra_cells(released, student_nb).cells.items():
-        target = _question_of(anchor, answer_ids)
-        texts = [cell.source for cell in added if cell.kind == "markdown"]
-        if target is not None and texts:
-            found[target] = "\n\n".join([found[target], *texts] if target in found else texts)
-    return found
+class Handed:
+    """One student's notebook as publishing reads it. Several steps ask for the cells the
+    student added and for the written answers (the gradebook's flags, the changed answers, the
+    autograded notebook); each is worked out once."""
+
+    def __init__(self, released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> None:
+        self.released, self.nb = released, student_nb
+
+    @functools.cached_property
+    def added(self) -> _Added:
+        return _extra_cells(self.released, self.nb)
+
+    @functools.cached_property
+    def written(self) -> dict[str, str]:
+        """Each written answer by its answer cell's grade id: the answer cell's text, followed
+        by any markdown cell the student added after the question (Decision 8: copied into the
+        question's answer cell, for the person grading)."""
+        answer_ids = _answer_stubs(self.released).keys()
+        found = {gid: text for gid, text in _answers(self.nb).items() if gid in answer_ids}
+        for anchor, added in self.added.cells.items():
+            target = _question_of(anchor, set(answer_ids))
+            texts = [cell.source for cell in added if cell.kind == "markdown"]
+            if target is not None and texts:
+                found[target] = "\n\n".join([found[target], *texts] if target in found else texts)
+        return found
+
+    def answered(self) -> set[str]:
+        """Grade ids of written-answer cells the student changed from the released stub (to
+        some text), or answered in a markdown cell of their own after the question."""
+        stubs = _answer_stubs(self.released)
+        # A blanked stub is not an answer either.
+        return {
+            gid for gid, text in self.written.items() if gid in stubs and text.strip() not in ("", stubs[gid].strip())
+        }
 
 
-def answered_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> set[str]:
-    """Grade ids of written-answer cells the student changed from the released stub (to some
-    text), or answered in a markdown cell of their own after the question."""
-    stubs = {
+def _answer_stubs(released: nbformat.NotebookNode) -> dict[str, str]:
+    """The released written-answer cells' text, by grade id."""
+    return {
         c.metadata["nbgrader"]["grade_id"]: c.source
         for c in released.cells
         if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
     }
-    written = written_answers(released, student_nb)
-    # A blanked stub is not an answer either.
-    return {gid for gid, text in written.items() if gid in stubs and text.strip() not in ("", stubs[gid].strip())}
+
+
+def written_answers(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, str]:
+    """Each written answer of ``student_nb`` by its answer cell's grade id (:attr:`Handed.written`)."""
+    return Handed(released, student_nb).written
 
 
 def _kept(cell: Cell) -> Any:
@@ -653,17 +698,15 @@ def _verdict_outputs(lines: str, earned: float) -> list[Any]:
     return [nbformat.from_dict(stream), nbformat.from_dict({**result, "execution_count": 1})]
 
 
-def autograded_notebook(
-    released: nbformat.NotebookNode, student_nb: dict[str, Any], report: Report, lang: str = "en"
-) -> nbformat.NotebookNode:
+def autograded_notebook(handed: Handed, report: Report, lang: str = "en") -> nbformat.NotebookNode:
     """The released notebook with the student's code, answers and added cells, and normlab's
     verdicts: each released cell in its place, each cell the student added after the released
     cell it followed (markdown after a question goes into that question's answer)."""
-    nb = copy.deepcopy(released)
-    answers = written_answers(released, student_nb)
-    sources = _Sources(_own_cells(student_nb), student_nb)
+    nb = copy.deepcopy(handed.released)
+    answers = handed.written
+    sources = _Sources(_own_cells(handed.nb), handed.nb)
     answer_ids = set(answers)
-    extra = _extra_cells(released, student_nb)
+    extra = handed.added
     by_cell = results_by_cell(report)
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
