@@ -308,7 +308,12 @@ class StudentProxy:
             timeout = Message("fault.import_timeout", {"module": self._file_name(module), "seconds": seconds})
             return self._broken(module, function, lambda name: StudentTimeout(name, [timeout]))
         self._strikes[function] = self._strikes.get(function, 0) + 1
-        return StudentTimeout(function, [Message("fault.timeout", {"function": function, "seconds": seconds})])
+        # Where the student's code was is the worker's word (a hidden input can choose the line
+        # that runs longest): public tests only.
+        where = [Message("fault.timeout_where", {"traceback": self._placed(reply.where[:4000])})] if reply.where else []
+        return StudentTimeout(
+            function, [Message("fault.timeout", {"function": function, "seconds": seconds})], private=where
+        )
 
     def _answer(self, function: str, module: str, answer: answers.Answer) -> Any:
         """The result of a call that returned; every other answer raises its fault."""

@@ -206,7 +206,7 @@ def test_infinite_loop_times_out_and_the_rest_is_graded(tmp_path):
     lost = failing(report)
     assert lost and {r.status for r in lost} == {Status.TIMEOUT}
     assert all("op_counts" in r.name for r in lost)
-    assert {m.id for r in lost for m in r.messages} <= {"fault.timeout", "fault.timeout_repeat"}
+    assert {m.id for r in lost for m in r.messages} <= {"fault.timeout", "fault.timeout_repeat", "fault.timeout_where"}
     assert sum(r.exercise == "compare" and r.status is Status.PASSED for r in report.results) >= 4
 
 
@@ -612,3 +612,43 @@ def test_a_hang_in_rmsnorm_does_not_cost_the_exercises_that_never_call_it(tmp_pa
     assert all(r.status is Status.PASSED for e in ("layernorm", "inspect_config") for r in by_exercise[e])
     assert any(r.status is Status.TIMEOUT for r in by_exercise["rmsnorm"])
     assert "fault.budget_spent" in message_ids(report)  # the functions that call rmsnorm still stop
+
+
+def test_a_timeout_on_a_public_test_says_which_line_was_running(tmp_path):
+    # Trial 57: "rmsnorm did not finish within 10 s" named no line, where a raised exception
+    # shows the student's traceback. The worker now interrupts the call at its limit, as
+    # Jupyter's Interrupt does, and says where it was: on public tests only (which line runs
+    # longest is the student's code's choice, so it could tell a hidden input).
+    sub = patched(
+        tmp_path / "sub",
+        "rmsnorm",
+        "    ms = np.mean(xf * xf",
+        "    while True:\n        pass\n    ms = np.mean(xf * xf",
+    )
+    tight = current_settings().replace(limits=Limits(call_seconds=0.5, submission_seconds=3.0))
+    report = grade(sub, Options(suites=("public", "hidden"), settings=tight))
+    timed_out = [r for r in report.results if r.exercise == "rmsnorm" and r.status is Status.TIMEOUT]
+    where: dict[str, list[str]] = {"public": [], "hidden": []}
+    for r in timed_out:
+        where[r.visibility.value] += [m.params["traceback"] for m in r.messages if m.id == "fault.timeout_where"]
+    assert where["public"] and all("while True:" in text for text in where["public"]), where
+    assert 'File "rmsnorm.py", line' in where["public"][0]
+    assert where["hidden"] == [] and any(r.visibility.value == "hidden" for r in timed_out)
+
+
+def test_a_function_that_swallows_the_interrupt_still_times_out(tmp_path):
+    # The worker's interrupt is a courtesy: code that catches it runs on, and the trusted side
+    # kills the worker at the limit as it always did.
+    sub = patched(
+        tmp_path / "sub",
+        "rmsnorm",
+        "    ms = np.mean(xf * xf",
+        "    try:\n        while True:\n            pass\n    except BaseException:\n        while True:\n"
+        "            pass\n    ms = np.mean(xf * xf",
+    )
+    tight = current_settings().replace(limits=Limits(call_seconds=0.5, submission_seconds=3.0))
+    report = grade(sub, Options(suites=("public",), settings=tight))
+    result = next(r for r in report.results if r.name == "rmsnorm/public/test_rmsnorm_small_example")
+    assert result.status is Status.TIMEOUT
+    assert "fault.timeout" in {m.id for m in result.messages}
+    assert "fault.timeout_where" not in {m.id for m in result.messages}

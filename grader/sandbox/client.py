@@ -114,8 +114,15 @@ class Reply:
     first_start_seconds: float = 0.0
     """Seconds this call spent on the worker's first start (a notebook's cells, run once as
     Jupyter ran them): not the student's functions' time, so not the submission's budget."""
+    where: str = ""
+    """For ``timeout``: the student's frames that were running when the worker interrupted the
+    call at its limit (the worker's word, so the student's: shown on public tests only)."""
 
 
+STOP_GRACE_SECONDS = 0.5
+"""How long past a call's limit the trusted side waits for the worker's report that it
+interrupted the call (which line was running) before killing it. The call is a timeout either
+way, and the worker is killed either way: only the report is waited for."""
 CELL_GRACE_SECONDS = 2.0
 """How long past its limit a cell may take to stop by itself (the worker interrupts it, as
 Jupyter's Interrupt does, so that what it defined stays) before the worker is killed and the
@@ -466,26 +473,38 @@ class Worker:
 
     # -- calls -----------------------------------------------------------------------------
 
-    def _wait(self, deadline: float, nonce: str | None = None, per_cell: bool = False) -> Reply:
+    def _wait(self, deadline: float, nonce: str | None = None, per_cell: bool = False, grace: float = 0.0) -> Reply:
         """The reply to the call tagged ``nonce``. Frames carrying another tag were forged by
         the student's code (it can write to the response pipe) and are dropped, so forged
         answers can never be taken for the answers to later calls. With ``per_cell``, each
-        notebook cell that starts gets the call's time limit of its own."""
+        notebook cell that starts gets the call's time limit of its own. ``grace``: how long
+        past the deadline to wait for the worker's report of where it interrupted the call."""
         importing: str | None = None
         cell: int | None = None
+        overtime = False
         while True:
             item = self.frames.next(deadline) if self.frames is not None else None
+            if item is None and grace > 0 and not overtime:
+                overtime, deadline = True, deadline + grace
+                continue
             if item is None:
                 self.kill()
                 return Reply(ReplyKind.TIMEOUT, importing=importing, stderr=self._stderr.text(), cell=cell)
             kind, value = item
             if kind is FrameKind.FRAME:
                 kind, value = _decoded(value)
-            if kind is FrameKind.EOF:
-                return replace(self._ended(deadline, importing), cell=cell)
             forged = nonce is not None and (not isinstance(value, dict) or value.get("nonce") != nonce)
             if kind is FrameKind.FRAME and forged:
                 continue
+            stopped = kind is FrameKind.FRAME and isinstance(value, dict) and value.get("status") == "stopped"
+            if overtime or stopped:  # past the limit, whatever came: a timeout, the worker killed
+                if kind is FrameKind.FRAME and value.get("event") in ("import_start", "import_done"):
+                    continue
+                self.kill()
+                where = str(value.get("traceback", "")) if stopped else ""
+                return Reply(ReplyKind.TIMEOUT, importing=importing, stderr=self._stderr.text(), where=where)
+            if kind is FrameKind.EOF:
+                return replace(self._ended(deadline, importing), cell=cell)
             if kind is FrameKind.INVALID or not isinstance(value, dict):
                 self.kill()
                 detail = str(value) if kind is FrameKind.INVALID else "the response is not a mapping"
@@ -524,10 +543,13 @@ class Worker:
         kwargs: dict[str, Any],
         seconds: float | None = None,
         start_seconds: float | None = None,
+        interrupt: bool = True,
     ) -> Reply:
         """Run ``function(*args, **kwargs)`` in the worker, starting it if needed. A first start
         (a notebook's cells as Jupyter ran them) has ``Limits.notebook_seconds``; a restart after
-        a crash or a timeout has ``start_seconds``, what is left of the submission's budget."""
+        a crash or a timeout has ``start_seconds``, what is left of the submission's budget.
+        ``interrupt``: at its limit the worker interrupts the call itself and says where it was,
+        before it is killed (``Reply.where``)."""
         if self.stopped is not None:  # the notebook cannot start: starting it again would not help
             raise self.stopped.with_traceback(None)
         first = 0.0
@@ -537,15 +559,17 @@ class Worker:
             first = time.monotonic() - began if fresh else 0.0
         nonce = secrets.token_hex(16)
         # The call's limit counts from here: handing the request over is part of the call.
-        deadline = time.monotonic() + (seconds or self.limits.call_seconds)
+        limit = seconds or self.limits.call_seconds
+        deadline = time.monotonic() + limit
+        request = {"op": "call", "function": function, "args": args, "kwargs": kwargs, "nonce": nonce}
+        grace = STOP_GRACE_SECONDS if interrupt else 0.0
         try:
-            delivered = self._send(
-                {"op": "call", "function": function, "args": args, "kwargs": kwargs, "nonce": nonce}, deadline
-            )
+            # The worker's own timer starts when the request is read, after this deadline's.
+            delivered = self._send(request | ({"stop_after": limit} if interrupt else {}), deadline)
         except (BrokenPipeError, OSError):
             reply = self._wait(deadline=time.monotonic() + 2.0, nonce=nonce)
         else:
-            reply = self._wait(deadline=deadline, nonce=nonce) if delivered else self._not_taken()
+            reply = self._wait(deadline=deadline, nonce=nonce, grace=grace) if delivered else self._not_taken()
         reply.first_start_seconds = first
         return reply
 

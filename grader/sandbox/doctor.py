@@ -123,7 +123,8 @@ def diagnose(settings: Settings) -> list[LayerStatus]:
     try:
         reply = worker.call("probe", [_secrets()], {}, seconds=30.0)
         started = time.monotonic()
-        stalled = worker.call("sleep", [], {}, seconds=limits.call_seconds)
+        # The layer is the kill: the worker is not asked to stop the call itself.
+        stalled = worker.call("sleep", [], {}, seconds=limits.call_seconds, interrupt=False)
         waited = time.monotonic() - started
     finally:
         worker.close()

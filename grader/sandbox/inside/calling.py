@@ -13,6 +13,7 @@ import dis
 import io
 import os
 import pathlib
+import signal
 import sys
 import tempfile
 import time
@@ -167,8 +168,48 @@ def _changed(old: np.ndarray, new: np.ndarray) -> bool:
     return not np.array_equal(new, old, equal_nan=True)
 
 
-def invoke(fn: Callable[..., Any], args_node: Any, kwargs_node: Any, scratch: str, directory: str) -> dict[str, Any]:
-    """Call ``fn`` with arguments rebuilt from request data; report the outcome as data."""
+class CallStopped(BaseException):
+    """Raised into the student's function when its time is up, as Jupyter's Interrupt raises
+    KeyboardInterrupt: the traceback says which line was running. A function that swallows it
+    runs on until the trusted side kills the worker, as it would without it."""
+
+
+_calling = [False]
+"""The student's function is running (the stop must never land in the harness's own code)."""
+
+
+def _stop_call(signum: int, frame: Any) -> None:
+    if _calling[0]:
+        _calling[0] = False  # raised once: a handler of the student's that catches it is on its own
+        raise CallStopped
+
+
+def _timed_call(fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], stop_after: float | None) -> Any:
+    """``fn(*args, **kwargs)``, interrupted after ``stop_after`` seconds (None: never)."""
+    if not stop_after or stop_after <= 0:
+        return fn(*args, **kwargs)
+    previous = signal.signal(signal.SIGALRM, _stop_call)
+    signal.setitimer(signal.ITIMER_REAL, stop_after)
+    _calling[0] = True
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _calling[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def invoke(
+    fn: Callable[..., Any],
+    args_node: Any,
+    kwargs_node: Any,
+    scratch: str,
+    directory: str,
+    stop_after: float | None = None,
+) -> dict[str, Any]:
+    """Call ``fn`` with arguments rebuilt from request data; report the outcome as data.
+    ``stop_after``: the call's time limit, past which the function is interrupted and the
+    report (status ``stopped``) says where it was."""
     built: list[callables.Recorded] = []
     args = materialize(args_node, built, scratch)
     kwargs = materialize(kwargs_node, built, scratch)
@@ -178,8 +219,11 @@ def invoke(fn: Callable[..., Any], args_node: Any, kwargs_node: Any, scratch: st
     sys.stdout, sys.stderr = out, err
     start = time.perf_counter()
     try:
-        result = fn(*args, **kwargs)
+        result = _timed_call(fn, args, kwargs, stop_after)
         status: dict[str, Any] = {"status": "ok", "result": result}
+    except CallStopped as exc:
+        where = "".join(traceback.format_list(own_frames(exc, directory)))[-TRACEBACK_CAP:]
+        status = {"status": "stopped", "traceback": where}
     except BaseException as exc:
         status = {"status": "raised", **exception_report(exc, directory)}
         if isinstance(exc, NotImplementedError) and is_untouched_stub(fn):

@@ -136,7 +136,9 @@ def call(sub: Submission, request: dict[str, Any], scratch: str) -> dict[str, An
         return {"status": "import_error", "module": sub.module_for(function), **exception_report(exc, sub.directory)}
     if not callable(fn):
         return {"status": "missing", "module": module, "found": None if fn is None else type(fn).__name__}
-    return invoke(fn, request.get("args", []), request.get("kwargs", {}), scratch, sub.directory)
+    stop_after = request.get("stop_after")
+    stop_after = float(stop_after) if isinstance(stop_after, int | float) else None
+    return invoke(fn, request.get("args", []), request.get("kwargs", {}), scratch, sub.directory, stop_after)
 
 
 def main() -> None:
