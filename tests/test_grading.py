@@ -612,22 +612,11 @@ def test_a_hang_in_rmsnorm_does_not_cost_the_exercises_that_never_call_it(tmp_pa
     assert all(r.status is Status.PASSED for e in ("layernorm", "inspect_config") for r in by_exercise[e])
     assert any(r.status is Status.TIMEOUT for r in by_exercise["rmsnorm"])
     assert "fault.budget_spent" in message_ids(report)  # the functions that call rmsnorm still stop
-
-
-def test_a_timeout_on_a_public_test_says_which_line_was_running(tmp_path):
     # Trial 57: "rmsnorm did not finish within 10 s" named no line, where a raised exception
     # shows the student's traceback. The worker now interrupts the call at its limit, as
     # Jupyter's Interrupt does, and says where it was: on public tests only (which line runs
     # longest is the student's code's choice, so it could tell a hidden input).
-    sub = patched(
-        tmp_path / "sub",
-        "rmsnorm",
-        "    ms = np.mean(xf * xf",
-        "    while True:\n        pass\n    ms = np.mean(xf * xf",
-    )
-    tight = current_settings().replace(limits=Limits(call_seconds=0.5, submission_seconds=3.0))
-    report = grade(sub, Options(suites=("public", "hidden"), settings=tight))
-    timed_out = [r for r in report.results if r.exercise == "rmsnorm" and r.status is Status.TIMEOUT]
+    timed_out = [r for r in by_exercise["rmsnorm"] if r.status is Status.TIMEOUT]
     where: dict[str, list[str]] = {"public": [], "hidden": []}
     for r in timed_out:
         where[r.visibility.value] += [m.params["traceback"] for m in r.messages if m.id == "fault.timeout_where"]
