@@ -670,7 +670,7 @@ def _number_text(value: str) -> str:
     foresees (red team 41, trials 47 and 48), and ``normlab check`` names an unread answer
     before the hand-in, where a misread one would lose its point in silence."""
     text = _plain(value).strip().translate(MINUS_SIGNS)
-    text = FULL_STOP.sub("", SIGN_APART.sub(r"\1", APPROXIMATELY.sub("", text)))
+    text = FULL_STOP.sub("", SIGN_APART.sub(r"\1", APPROXIMATELY.sub("", ELLIPSIS.sub("", text))))
     words = WORDS_AFTER.search(text)
     if words is not None and _only_names(re.findall(r"[^\W\d]+", words.group().lower())):
         text = text[: words.start()]
@@ -703,6 +703,8 @@ APPROXIMATELY = re.compile(
 )
 """"~3.54", "≈ 3.54", "cerca de 64", "about 128": the student's number, said to be rounded."""
 SIGN_APART = re.compile(r"^([+-])\s+(?=\d)")
+ELLIPSIS = re.compile(r"(?<=\d)\s*(?:\.\.\.|\u2026)$")
+""""3,5355..." and "3.5355…": the digits of a longer number, the rest left out (trial 52)."""
 FULL_STOP = re.compile(r"(?<=[\w)])\.$")
 """The full stop that ends a sentence ("3,54."); "128." reads the same without it."""
 FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)} | {0x3000: 0x20}

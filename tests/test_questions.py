@@ -1037,6 +1037,8 @@ def _part(qid, pid):
         ("q9", "a", "266240 gains"),
         ("q1", "b", "3,54 (aprox.)"),
         ("q1", "b", "3.54 (approx.)"),
+        ("q1", "b", "3,5355..."),  # the digits of a longer number, the rest left out
+        ("q1", "b", "3.5355\u2026"),
     ],
 )
 def test_a_brazilian_students_natural_number_counts(qid, pid, given):
