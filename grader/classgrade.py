@@ -104,6 +104,11 @@ class Publisher(Protocol):
         anew, a student removed from it, a feedback page deleted: published again)."""
         ...
 
+    def hand_points(self, student: str, auto: float) -> float:
+        """The points the gradebook now counts for ``student`` beyond ``auto`` (the automatic
+        score as published): given by hand since, in formgrader say (0 without hand grading)."""
+        ...
+
 
 class State(Enum):
     GRADED = "graded"
@@ -233,11 +238,12 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
     class's :func:`only_run` lock for as long as it writes the class's files."""
     _remove_stale_temporaries(run.source.work)
     pending: dict[str, Submitted] = {}
+    parts = [grading_identity().encode()] + ([epoch.encode()] if (epoch := _force_epoch(run)) else [])
     for entry in run.source.submissions(run.students):
         if not run.wanted(entry.student):
             continue
         if isinstance(entry, Submitted):  # a new grader, suite or key grades everyone again
-            entry = replace(entry, key=key_of(entry.key.encode(), grading_identity().encode()))
+            entry = replace(entry, key=key_of(entry.key.encode(), *parts))
         if isinstance(entry, Refused):
             yield StudentOutcome(entry.student, State.FAILED, detail=entry.reason)
         elif run.is_done(entry):
@@ -249,6 +255,24 @@ def grade_class(run: ClassRun) -> Iterator[StudentOutcome]:
         else:
             pending[entry.student] = entry
     yield from _grade_pending(run, pending)
+
+
+FORCE_EPOCH = "force-epoch"
+
+
+def _force_epoch(run: ClassRun) -> str:
+    """What tells the gradings of the class's last ``--force`` run from those before it: a new
+    value written when a run forces the whole class, and part of every student's change key.
+    The students a forced run did not reach before it was stopped (Ctrl-C, a kill) keep their
+    older keys, so the next run, without ``--force``, grades them and only them (trial 61: it
+    graded nobody, and a class thought regraded under new limits was not)."""
+    path = run.source.work / FORCE_EPOCH
+    if run.force and not run.students:
+        write_atomic(path, os.urandom(16).hex())
+    try:
+        return path.read_text(encoding="utf-8").strip()[:64]
+    except OSError:  # never forced: the keys are as they always were
+        return ""
 
 
 STALE_SECONDS = 3600
@@ -326,19 +350,30 @@ def _rescore(run: ClassRun, submitted: Submitted) -> StudentOutcome | None:
         scored = run._scored(submitted.student)
         stored_key, *terms = (scored.read_text(encoding="utf-8") if scored.is_file() else "").split("\n")
         published = stored_key == key and run.publisher.is_published(submitted.student)
-        if published:  # a missing marker never matches
-            kept = load_report(run._report(submitted.student), submitted.key)
-            kept = None if kept is None else run.counted(kept)
+        kept = load_report(run._report(submitted.student), submitted.key) if published else None
+        kept = None if kept is None else run.counted(kept)
+        # as published: the summary counts it again
+        late = [float(term) for term in terms if term] + [0.0, 0.0] if published else [0.0, 0.0]
+        hand_changed = published and _hand_points_changed(run, submitted.student, kept, late)
+        if published and not hand_changed:  # a missing marker never matches
             score, most = (kept.score, kept.max_score) if kept is not None else (None, None)
-            late = [float(term) for term in terms if term] + [0.0, 0.0]  # as published: the summary counts it again
             return StudentOutcome(
                 submitted.student, State.UNCHANGED, score, most, penalty=late[0], by_hand=late[1], report=kept
             )
     except Exception as exc:  # the terms cannot be read: say so, keep the stored grade
         return StudentOutcome(submitted.student, State.FAILED, detail=f"{type(exc).__name__}: {exc}")
     report = load_report(run._report(submitted.student), submitted.key)
-    state = State.REPUBLISHED if stored_key == key else State.RESCORED
+    state = State.REPUBLISHED if stored_key == key and not hand_changed else State.RESCORED
     return None if report is None else _publish(run, submitted, report, state)
+
+
+def _hand_points_changed(run: ClassRun, student: str, kept: Report | None, late: list[float]) -> bool:
+    """A late student's hand points changed since their penalty was taken (trial 61: hand grades
+    given in formgrader after the run escaped a "zero" late policy): re-scored, so the penalty
+    counts them, as the docs promise."""
+    if late[0] <= 0 or kept is None:
+        return False
+    return run.publisher.hand_points(student, kept.score) != late[1]
 
 
 def _with_progress(items: Iterable[tuple[Path, Outcome]], total: int, enabled: bool) -> Iterator[tuple[Path, Outcome]]:

@@ -95,7 +95,8 @@ def common(function: F) -> F:
         "--lang",
         default=None,
         metavar="LANG",
-        help="Language of messages: en or pt-BR (default: NORMLAB_LANG, the course file, the locale).",
+        help="Language of what students read (reports, feedback): en or pt-BR (default: NORMLAB_LANG, the course "
+        "file, the locale). A class's summary for the instructor is in English.",
     )(function)
 
 
@@ -492,9 +493,10 @@ def _finish_class(seen: list[StudentOutcome]) -> None:
     by_hand = max((policy.manual_points(o.report) for o in shown if o.report is not None), default=0.0)
     if by_hand:  # the maximum above is the automatic part; nbgrader's counts the written answers too
         # Said as it stays true once hand grades are given (nbgrader's totals then count them).
+        late = " (a late student's line counts those given so far)" if any(o.by_hand for o in shown) else ""
         click.echo(
             f"the scores above are the automatic part; the written answers, {by_hand:g} points more, "
-            "are graded by hand and not in them"
+            f"are graded by hand and not in them{late}"
         )
     rescored = f", {counts[State.RESCORED]} re-scored (same verdicts, new terms)" if counts[State.RESCORED] else ""
     resumed = f", {counts[State.RESUMED]} graded by an earlier run, published now" if counts[State.RESUMED] else ""

@@ -241,15 +241,19 @@ def cells(nb: object) -> list[Cell]:
         kind = cell.get("cell_type")
         metadata = cell.get("metadata")
         nbgrader = metadata.get("nbgrader") if isinstance(metadata, dict) else None
-        out.append(
-            Cell(
-                number,
-                kind if kind in ("code", "markdown", "raw") else "other",
-                cell_source(cell),
-                nbgrader if isinstance(nbgrader, dict) else {},
-            )
-        )
+        nbgrader = nbgrader if isinstance(nbgrader, dict) else {}
+        if kind in ("code", "raw") and _is_written_answer(nbgrader):
+            kind = "markdown"  # its type changed by a key press ("y" in Jupyter): nbgrader restores it
+        out.append(Cell(number, kind if kind in ("code", "markdown", "raw") else "other", cell_source(cell), nbgrader))
     return out
+
+
+def _is_written_answer(nbgrader: dict[str, Any]) -> bool:
+    """The metadata of a written answer's cell as the release makes it (``<question>-answer``,
+    graded by hand): a markdown cell, whatever type the student's editor left it."""
+    grade_id = nbgrader.get("grade_id")
+    answer = isinstance(grade_id, str) and grade_id.endswith("-answer")
+    return answer and nbgrader.get("solution") is True and nbgrader.get("grade") is True
 
 
 def is_test_cell(cell: Cell) -> bool:

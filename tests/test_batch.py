@@ -297,6 +297,32 @@ def test_a_new_grader_grades_a_done_class_again(tmp_path, monkeypatch):
     assert [o.state for o in grade_class(run)] == [State.GRADED]
 
 
+def test_a_forced_run_stopped_half_way_is_finished_by_the_next_run(tmp_path):
+    """Trial 61: after a --force run stopped with Ctrl-C, the message said to run again without
+    --force, and that run graded nobody: the students the forced run never reached kept the
+    grades of before (under the old limits, say) while the instructor thought them regraded."""
+    from dataclasses import replace
+
+    from grader.classgrade import ClassRun, State, grade_class
+    from grader.integrations.folder import FolderClass, FolderPublisher
+    from grader.runner import Options
+
+    handed_in = tmp_path / "handed-in"
+    handed_in.mkdir()
+    for student in ("ana", "bo", "cy"):
+        (handed_in / f"{student}.py").write_text("import numpy as np\n")
+    source = FolderClass(handed_in, tmp_path / "out")
+    run = ClassRun(source, FolderPublisher(source, "en"), Options(suites=("public",)), progress=False, jobs=1)
+    assert {o.state for o in grade_class(run)} == {State.GRADED}
+    forced = grade_class(replace(run, force=True))
+    first = next(forced)  # then stopped, as Ctrl-C stops the loop that publishes
+    forced.close()
+    again = {o.student: o.state for o in grade_class(run)}
+    assert again[first.student] is State.UNCHANGED
+    assert all(state is not State.UNCHANGED for student, state in again.items() if student != first.student), again
+    assert {o.state for o in grade_class(run)} == {State.UNCHANGED}  # and then it is done
+
+
 def test_a_deleted_feedback_page_is_published_again_without_grading(tmp_path):
     """A done student whose published page is gone is published again from the stored report
     (as one missing from an nbgrader gradebook is, red team 31), not left "unchanged"."""

@@ -596,8 +596,10 @@ def test_feedback_and_report_say_which_points_are_left_to_grade_by_hand(course, 
     base, _, _ = late
     for student in ("alice", "bob"):
         assert sentence in (base / "autograded" / student / ASSIGNMENT / "normlab-feedback.html").read_text()
+    # Trial 61: a notebook with every written answer blank was told they were still to come.
     notebook = normlab("grade", course / "release" / ASSIGNMENT / "lab.ipynb", cwd=ROOT).stdout
-    assert sentence in notebook.splitlines()[-1]
+    assert notebook.splitlines()[-1] == f"The written answers left blank, worth {manual:g} points, score nothing."
+    assert sentence not in notebook
     assert "graded by hand" not in normlab("grade", ROOT / "solutions", "-k", "rmsnorm", cwd=ROOT).stdout
 
 
@@ -1056,6 +1058,28 @@ def test_a_late_penalty_on_hand_points_too_is_said_as_the_gradebook_counts_it(co
     assert f"{hand:g} of them given by hand" in feedback and f"your score is {net:g} for now" in feedback
 
 
+def test_hand_points_given_in_formgrader_after_the_run_are_under_the_late_penalty(course, tmp_path):
+    """Trial 61: a late student's written answer graded in formgrader after the run escaped
+    the "zero" late policy: a plain re-run left the student "unchanged", and the gradebook kept
+    the hand points. A late student whose hand points changed is re-scored by the next run."""
+    from nbgrader.api import Gradebook
+
+    base = _late_class(course, tmp_path / "late")
+    normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT)
+    assert float(exported_rows(base)["bob"]["score"]) == 0
+    with Gradebook(f"sqlite:///{base / 'gradebook.db'}") as gb:  # as formgrader saves a hand grade
+        grade = gb.find_grade("q1-answer", "lab", ASSIGNMENT, "bob")
+        grade.manual_score = 1.0
+        gb.db.commit()
+    assert float(exported_rows(base)["bob"]["score"]) == 1.0  # nbgrader itself lets it through
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    bob = next(line for line in out.splitlines() if line.startswith("bob "))
+    assert "re-scored" in bob and "with 1 by hand" in bob, bob
+    assert float(exported_rows(base)["bob"]["score"]) == 0
+    again = normlab("autograde", ASSIGNMENT, "--course-dir", base, "--no-progress", cwd=ROOT).stdout
+    assert "0 graded, 2 unchanged" in again and "re-scored" not in again  # once, not every run
+
+
 def test_a_timestamp_or_secret_that_is_no_plain_file_is_refused(course, tmp_path):
     """Red team 31: a timestamp.txt that was a link, a hard link or padded past 1 KiB was taken
     as missing (a late student kept every point, nothing said); a secret that was no plain file
@@ -1382,6 +1406,38 @@ def test_a_portuguese_notebook_that_lost_its_metadata_keeps_its_written_answers_
     assert {f"{qid}-answer": parts.get(verification.WRITTEN) for qid, parts in found.items()} == want
 
 
+def test_a_written_answer_in_a_cell_turned_into_code_is_kept_as_nbgrader_keeps_it():
+    """Trial 61: a written answer's cell turned into a code cell (Jupyter's "y" key) lost its
+    answer on normlab's nbgrader path: formgrader showed the released placeholder and the
+    question scored 0, where nbgrader's own autograde turns the cell back into markdown and
+    asks for a hand grade. Read as markdown now, on every path, and never run as code."""
+    import copy
+
+    import nbformat
+
+    from grader import notebook, verification
+    from grader.integrations.nbgrader import gradebook, release
+    from grader.model import Report
+
+    released = release.build_notebook()
+    student = copy.deepcopy(released)
+    answer = student.cells[cell_index(student, "q4-answer")]
+    answer.cell_type, answer.source = "code", "PAT-Q4: pre-norm keeps an identity path for the gradient."
+    answer.outputs, answer.execution_count = [], None
+    handed = gradebook.Handed(released, student)
+    assert "PAT-Q4" in handed.written["q4-answer"] and "q4-answer" in handed.answered()
+    nb = gradebook.autograded_notebook(handed, Report("lab.ipynb", (), ("public",)))
+    assert "PAT-Q4" in nb.cells[cell_index(nb, "q4-answer")].source
+    raw = json.dumps(student).encode()
+    assert "PAT-Q4" in verification.from_notebook(raw).values["q4"][verification.WRITTEN]
+    assert all("PAT-Q4" not in cell.code for cell in notebook.read(raw).cells)  # not run
+    # An answer typed into a cell of its own below the answer cell left as released is the whole
+    # answer: the released placeholder ("YOUR ANSWER HERE") was copied in front of it.
+    below = copy.deepcopy(released)
+    below.cells.insert(cell_index(below, "q4-answer") + 1, nbformat.v4.new_markdown_cell("QUINN-Q4: an answer."))
+    assert gradebook.Handed(released, below).written["q4-answer"] == "QUINN-Q4: an answer."
+
+
 def test_a_second_try_at_a_function_stays_in_the_autograded_notebook():
     """A cell without metadata that only defines graded functions was dropped from the autograded
     notebook even when the student's own cell (with its grade id) was shown in the released
@@ -1415,6 +1471,10 @@ def test_a_second_try_at_a_function_stays_in_the_autograded_notebook():
         assert sources[cell_index(nb, "rmsnorm-rmsnorm")].strip() == shown.strip()
         assert sources.count(kept) == 1, [s[:40] for s in sources if "try" in s]
         assert sum("second try" in text for text in sources) == 1  # shown once, never twice
+    # Trial 61: in the stripped notebook the first try came first of all, above the lab's title:
+    # it follows the last released cell before it whose text is the release's own and no other
+    # cell's (the exercise's introduction: every exercise imports numpy alike).
+    assert sources.index(first_try) == cell_index(nb, "rmsnorm-intro") + 1
 
 
 def test_the_feedback_cell_speaks_the_course_language():

@@ -158,6 +158,9 @@ class FolderPublisher:
     def is_published(self, student: str) -> bool:
         return (self.course.out / "feedback" / f"{student}.html").is_file()
 
+    def hand_points(self, student: str, auto: float) -> float:
+        return 0.0  # nothing here is graded by hand
+
     def publish(self, submitted: Submitted, report: Report) -> Late:
         page = feedback_html(report, student=submitted.student, assignment=self.course.root.name, lang=self.lang)
         target = self.course.out / "feedback" / f"{submitted.student}.html"

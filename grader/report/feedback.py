@@ -11,10 +11,9 @@ from typing import Any
 
 from grader.messages import Message, describe, render
 from grader.model import CheckResult, Late, Report
-from grader.policy import manual_points
 from grader.report import jinja
 from grader.report.encoding import test_output
-from grader.report.reporters import STATUS_MARK, points, status_word
+from grader.report.reporters import STATUS_MARK, manual_sentences, points, status_word
 
 
 def _test(result: CheckResult, lang: str) -> dict[str, str]:
@@ -50,9 +49,7 @@ def terms_lines(report: Report, lang: str, *, late: Late = ON_TIME) -> list[str]
         after = points(max(0.0, report.score - late.penalty))
         params = {"penalty": points(late.penalty), "score": after, "max_score": points(report.max_score)}
         lines.append(render(Message("feedback.late_penalty", params), lang))
-    if manual_points(report):
-        lines.append(render(Message("feedback.manual_points", {"points": points(manual_points(report))}), lang))
-    return lines
+    return lines + manual_sentences(report, lang)
 
 
 def feedback_html(

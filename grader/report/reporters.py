@@ -121,10 +121,20 @@ def to_text(report: Report, lang: str = "en", width: int = 88) -> str:
     out.append(
         render(Message("report.total", {"score": points(report.score), "max_score": points(report.max_score)}), lang)
     )
-    manual = manual_points(report)
-    if manual:
-        out.append(render(Message("feedback.manual_points", {"points": points(manual)}), lang))
+    out += manual_sentences(report, lang)
     return printable("\n".join(out) + "\n")
+
+
+def manual_sentences(report: Report, lang: str) -> list[str]:
+    """What the score does not count of the written answers: the points of those answered,
+    still to be graded by hand, and of those left blank, which score nothing (a student who
+    answered none was told 21 points were still to come, trial 61)."""
+    answered = round(sum(p.max_score for p in report.manual if p.answered), DIGITS)
+    blank = round(manual_points(report) - answered, DIGITS)
+    lines = [render(Message("feedback.manual_points", {"points": points(answered)}), lang)] if answered else []
+    if blank:
+        lines.append(render(Message("feedback.manual_blank", {"points": points(blank)}), lang))
+    return lines
 
 
 def to_json(report: Report, lang: str = "en") -> str:

@@ -244,6 +244,9 @@ class NbgraderPublisher:
         """The student has a submission in the gradebook (as this run found it)."""
         return student in self.in_gradebook
 
+    def hand_points(self, student: str, auto: float) -> float:
+        return self.gradebook.hand_points(self.course.assignment, student, auto)
+
     def scoring_key(self, submitted: Submitted) -> str:
         """The due date, the late policy, this student's extension and hand-in time."""
         extension = self.extensions.get(submitted.student, "")

@@ -26,6 +26,7 @@ import os
 import re
 import sys
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -264,6 +265,13 @@ class ClassGradebook:
                 db.rollback()  # nothing of this student is written; the next student starts clean
                 raise
         return Late(penalty, hand_points(raw, report.score) if penalty else 0.0)
+
+    def hand_points(self, assignment: str, student: str, auto: float) -> float:
+        """The points the gradebook counts for the student now beyond ``auto``: given by hand."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", category=Warning)
+            raw = float(self.gb.find_submission(assignment, student).score)
+        return hand_points(raw, auto)
 
 
 def hand_points(raw: float, auto: float) -> float:
@@ -515,8 +523,10 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
     not one of its answers cells as the student filled it), by the released cell they follow in
     the student's notebook ("" before the first one)."""
     known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
-    # A released cell whose metadata an editor dropped (Colab, VS Code) is no cell of theirs.
+    # A released cell whose metadata an editor dropped (Colab, VS Code) is no cell of theirs,
+    # and where its text is the release's only, it still says where the cells after it go.
     as_released = {c.source.strip() for c in released.cells}
+    landmarks = _landmarks(released)
     answers, parsing = _released_answers(released), _Parsing()
     placed = _PlacedByName(released, student_nb)
     anchor, added, headed, room = "", _Added({}), set[str](), EXTRA_CHARS
@@ -531,7 +541,9 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
             headed.add(lost)
         elif cell.kind == "code" and parsing.answers_name(cell.source) in answers:
             continue  # the released answers cell, filled in: it takes that cell's place
-        elif not grade_id and (cell.source.strip() in as_released or placed.holds(cell)):
+        elif not grade_id and cell.source.strip() in as_released:
+            anchor = landmarks.get(cell.source.strip(), anchor)
+        elif not grade_id and placed.holds(cell):
             continue
         elif cell.kind in ("code", "markdown") and cell.source.strip() and len(cell.source) <= CELL_CAP:
             room -= len(cell.source)
@@ -540,6 +552,15 @@ def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) ->
             else:
                 added.left_out += 1
     return added
+
+
+def _landmarks(released: nbformat.NotebookNode) -> dict[str, str]:
+    """The grade id of each released cell by its text, where no other released cell has that
+    text (every answer cell reads "YOUR ANSWER HERE")."""
+    texts = [(c.source.strip(), c.metadata.get("nbgrader", {}).get("grade_id", "")) for c in released.cells]
+    counts = Counter(text for text, _ in texts)
+    # A question's heading is placed once, the first time (``_extra_cells``), not by its text.
+    return {text: gid for text, gid in texts if gid and text and counts[text] == 1 and not gid.endswith("-question")}
 
 
 class _PlacedByName:
@@ -625,13 +646,15 @@ class Handed:
         """Each written answer by its answer cell's grade id: the answer cell's text, followed
         by any markdown cell the student added after the question (Decision 8: copied into the
         question's answer cell, for the person grading)."""
-        answer_ids = _answer_stubs(self.released).keys()
-        found = {gid: text for gid, text in _answers(self.nb).items() if gid in answer_ids}
+        stubs = _answer_stubs(self.released)
+        found = {gid: text for gid, text in _answers(self.nb).items() if gid in stubs}
         for anchor, added in self.added.cells.items():
-            target = _question_of(anchor, set(answer_ids))
+            target = _question_of(anchor, set(stubs))
             texts = [cell.source for cell in added if cell.kind == "markdown"]
             if target is not None and texts:
-                found[target] = "\n\n".join([found[target], *texts] if target in found else texts)
+                # The answer cell as released ("YOUR ANSWER HERE") is no part of the answer.
+                own = found.get(target, "").strip()
+                found[target] = "\n\n".join([*([own] if own and own != stubs[target].strip() else []), *texts])
         return found
 
     def answered(self) -> set[str]:
