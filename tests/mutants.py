@@ -148,6 +148,13 @@ MUTANTS = [
         "rstd = 1.0 / np.sqrt(var)",
         "hint.eps_missing",
     ),
+    (  # trial 60: RMSNorm's default copied; it was told its eps was missing
+        "ln_rmsnorm_default_eps",
+        "layernorm",
+        "def layernorm(x, gamma, beta, eps=1e-5):",
+        "def layernorm(x, gamma, beta, eps=1e-6):",
+        "hint.layernorm_rms_default_eps",
+    ),
     (
         "ln_eps_outside_sqrt",
         "layernorm",
@@ -609,6 +616,27 @@ MUTANTS = [
         "stack",
         "x = x + sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)",
         "x += sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)",
+        "check.mutated_hidden",
+    ),
+    # trial 60: an argument's container changed, not its arrays' values
+    (
+        "stack_casts_params_in_place",
+        "stack",
+        "x = x + sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)  # (..., T, C) the stream's dtype\n"
+        '    return rmsnorm(x, params["final_gamma"], eps)',
+        "x = x + sublayer(rmsnorm(x, gain, eps)).astype(x.dtype)  # (..., T, C) the stream's dtype\n"
+        "    for key in params:\n        params[key] = params[key].astype(x.dtype)\n"
+        '    return rmsnorm(x, params["final_gamma"], eps)',
+        "check.mutated_hidden",
+    ),
+    (
+        "quantized_stack_keeps_quantized_weights",
+        "quantization",
+        ("    for w in weights:\n", "h, w = quantize(h, bits, axis=-1), quantize(w, bits, axis)"),
+        (
+            "    for i, w in enumerate(weights):\n",
+            "h, w = quantize(h, bits, axis=-1), quantize(w, bits, axis)\n            weights[i] = w",
+        ),
         "check.mutated_hidden",
     ),
     (

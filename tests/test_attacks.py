@@ -86,6 +86,7 @@ SUPPLEMENTS = {
     "fault.bad_result_detail",
     "report.output_cut",
     "fault.timeout_where",
+    "check.attempt_needed",
 }
 MUTATED = frozenset({"check.mutated", "check.mutated_hidden"})
 """Most attacks also write into their inputs, so that no test can pass on "x is not modified"."""

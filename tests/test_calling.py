@@ -46,3 +46,37 @@ def test_an_integer_argument_changed_is_named():
     before = snapshot([], {"params": {"counts": counts}})
     counts[1, 2] = 7
     assert mutated(before, [], {"params": {"counts": counts}}) == ["params['counts']"]
+
+
+def _cast_in_place(params):
+    for key in params:
+        params[key] = params[key].astype(np.float64)  # a copy of equal values, in the caller's dict
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (_cast_in_place, ["params"]),
+        (lambda params: params.setdefault("eps", 1e-6), ["params"]),
+        (lambda params: params.pop("w"), ["params", "params['w']"]),
+        (lambda params: params["w"].__imul__(2.0), ["params['w']"]),
+        (lambda params: dict(params).update(w=np.zeros(3)), []),  # a copy of theirs: the caller's is as it was
+    ],
+)
+def test_a_dict_argument_is_changed_when_its_entries_are(change, named):
+    # Trial 60: stack_forward replaced each array of params by a cast copy of equal values; the
+    # caller's dict was changed for good, and "leaves params exactly as it was" passed.
+    params = {"w": np.arange(3.0), "b": np.ones(3)}
+    before = snapshot([], {"params": params})
+    change(params)
+    assert sorted(mutated(before, [], {"params": params})) == sorted(named)
+
+
+def test_a_list_argument_is_changed_when_its_entries_or_their_values_are():
+    weights = [np.eye(2), np.ones((2, 2))]
+    before = snapshot([np.zeros(2), weights], {})
+    weights[1] *= 3.0
+    assert mutated(before, [np.zeros(2), weights], {}) == ["arg1[1]"]
+    before = snapshot([np.zeros(2), weights], {})
+    weights[0] = weights[0].copy()
+    assert mutated(before, [np.zeros(2), weights], {}) == ["arg1"]

@@ -591,7 +591,7 @@ def test_a_forgotten_return_is_named_as_one(tmp_path):
     lost = [r for r in failing(report) if "postnorm" in r.name]
     assert lost and all("hint.returned_none" in {m.id for m in r.messages} for r in lost), lost
     shown = reporters.to_text(report, "en")
-    assert "should be a numpy.ndarray, but is a NoneType" in shown and "without a return statement" in shown
+    assert "should be a numpy.ndarray, not NoneType" in shown and "without a return statement" in shown
 
 
 def test_a_hang_in_rmsnorm_does_not_cost_the_exercises_that_never_call_it(tmp_path):

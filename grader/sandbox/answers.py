@@ -104,7 +104,11 @@ def argument_names(args: list[Any], kwargs: dict[str, Any]) -> frozenset[str]:
         if isinstance(value, np.ndarray):
             names.add(name)
         elif isinstance(value, dict):
+            names.add(name)  # its entries replaced, added or removed
             names.update(f"{name}[{k!r}]" for k, v in value.items() if isinstance(v, np.ndarray))
+        elif isinstance(value, list):
+            names.add(name)
+            names.update(f"{name}[{i}]" for i, v in enumerate(value) if isinstance(v, np.ndarray))
     return frozenset(names)
 
 

@@ -94,6 +94,23 @@ def ln(
     return np.asarray((x - mean) / np.sqrt(var + eps) * gamma + beta)
 
 
+RMS_DEFAULT_EPS = 1e-6
+"""RMSNorm's default eps in the lab, which a LayerNorm copied from it keeps (trial 60)."""
+
+
+def _small_eps_hints(
+    rms_eps: np.ndarray, without_eps: np.ndarray, default_call: bool, x: np.ndarray
+) -> list[tuple[np.ndarray, str]]:
+    """A LayerNorm without eps, or (called with its default) with RMSNorm's default 1e-6: told
+    apart where the check can, one hint for both where it cannot (trial 60: a default of 1e-6
+    was told its eps was missing)."""
+    if not default_call:
+        return [(without_eps, "hint.eps_missing")]
+    if _tells_apart(rms_eps, without_eps, np.asarray(x).dtype):
+        return [(rms_eps, "hint.layernorm_rms_default_eps"), (without_eps, "hint.eps_missing")]
+    return [(without_eps, "hint.eps_missing_or_small_default")]
+
+
 @deferred
 def layernorm_hints(
     x: np.ndarray, gamma: Any, beta: Any, eps: float, default_eps: float = 1e-5
@@ -116,7 +133,7 @@ def layernorm_hints(
             candidates.append((ln(x64, g64, b64, default_eps), "hint.hardcoded_eps"))
         right, without_eps = ln(x64, g64, b64, eps), ln(x64, g64, b64, 0.0)
         if _tells_apart(without_eps, right, np.asarray(x).dtype):
-            candidates.append((without_eps, "hint.eps_missing"))
+            candidates += _small_eps_hints(ln(x64, g64, b64, RMS_DEFAULT_EPS), without_eps, eps == default_eps, x)
         one_pass = ln_one_pass(np.asarray(x), gamma, beta, eps)
         if _tells_apart(one_pass, right, np.asarray(x).dtype):
             candidates.append((one_pass, "hint.one_pass_variance"))

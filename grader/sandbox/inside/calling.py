@@ -136,25 +136,62 @@ def materialize(node: Any, built: list[callables.Recorded], scratch: str) -> Any
     return node
 
 
+def _named(args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {f"arg{i}": a for i, a in enumerate(args)} | kwargs
+
+
 def _arrays(args: list[Any], kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
-    """The call's array arguments by name, and the arrays of its dict arguments (``params``)."""
-    named = {f"arg{i}": a for i, a in enumerate(args)} | kwargs
+    """The call's array arguments by name, and the arrays of its dict and list arguments
+    (``params['w_o']``, ``weights[0]``)."""
     out: dict[str, np.ndarray] = {}
-    for name, value in named.items():
+    for name, value in _named(args, kwargs).items():
         if isinstance(value, np.ndarray):
             out[name] = value
         elif isinstance(value, dict):
             out.update({f"{name}[{k!r}]": v for k, v in value.items() if isinstance(v, np.ndarray)})
+        elif isinstance(value, list):
+            out.update({f"{name}[{i}]": v for i, v in enumerate(value) if isinstance(v, np.ndarray)})
     return out
 
 
-def snapshot(args: list[Any], kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
-    return {name: array.copy() for name, array in _arrays(args, kwargs).items()}
+def _entries(args: list[Any], kwargs: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
+    """Each dict and list argument's entries, the objects themselves: an entry replaced (by a
+    cast copy, even of equal values), added or removed changes the caller's container (trial
+    60: ``params[key] = params[key].astype(x.dtype)``)."""
+    return {
+        name: tuple(value.items()) if isinstance(value, dict) else tuple(value)
+        for name, value in _named(args, kwargs).items()
+        if isinstance(value, (dict, list))
+    }
 
 
-def mutated(before: dict[str, np.ndarray], args: list[Any], kwargs: dict[str, Any]) -> list[str]:
+def _same_entries(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    def same(a: Any, b: Any) -> bool:
+        if isinstance(a, tuple) and isinstance(b, tuple):  # a dict's (key, value)
+            return len(a) == len(b) == 2 and a[0] == b[0] and a[1] is b[1]
+        return a is b
+
+    return len(old) == len(new) and all(same(a, b) for a, b in zip(old, new, strict=True))
+
+
+def snapshot(args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """What the call's arguments hold: copies of their arrays, and their containers' entries."""
+    copies: dict[str, Any] = {name: array.copy() for name, array in _arrays(args, kwargs).items()}
+    return copies | {f"{name}[:]": entries for name, entries in _entries(args, kwargs).items()}
+
+
+def mutated(before: dict[str, Any], args: list[Any], kwargs: dict[str, Any]) -> list[str]:
     after = _arrays(args, kwargs)  # compared as they are now: no second copy
-    return [name for name, old in before.items() if name not in after or _changed(old, after[name])]
+    entries = _entries(args, kwargs)
+    changed = []
+    for name, old in before.items():
+        if name.endswith("[:]"):  # a container whose entries were replaced, added or removed
+            container = name[:-3]
+            if container not in entries or not _same_entries(old, entries[container]):
+                changed.append(container)
+        elif name not in after or _changed(old, after[name]):
+            changed.append(name)
+    return changed
 
 
 def _changed(old: np.ndarray, new: np.ndarray) -> bool:
