@@ -147,7 +147,9 @@ def summary_text(summary: ClassSummary) -> str:
     if summary.slowest:
         lines.append("slowest gradings: " + ", ".join(f"{s} {sec:.2f} s" for s, sec in summary.slowest))
     if summary.most_failed:
-        lines.append(f"tests failed most often (among the {summary.attempted} students who scored):")
+        # Before any late penalty: a late student with zero points still shows what they got wrong.
+        among = f"among the {summary.attempted} students whose automatic score is above zero"
+        lines.append(f"tests failed most often ({among}):")
         total = summary.attempted or 1
         for name, count in summary.most_failed:
             # The name says where the test is; its description what the class did not get.

@@ -64,7 +64,7 @@ def test_the_text_draws_one_bar_per_bin_and_names_what_failed():
     assert bars[-1].endswith("#" * 40 + " 2")  # the tallest bar is the full width
     assert "#" not in bars[1]  # an empty bin has no bar
     assert "cai 2.50 s" in text
-    assert "tests failed most often (among the 4 students who scored):" in text
+    assert "tests failed most often (among the 4 students whose automatic score is above zero):" in text
     assert "   2 (50 %)  rmsnorm/hidden/test_3: check number 3, in a long description" in text
     assert "check number 0" not in text  # nobody failed it
     assert all(len(line) < 120 for line in text.splitlines())  # long descriptions are cut short
