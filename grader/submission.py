@@ -185,6 +185,11 @@ def _prepare_py(origin: Path, directory: Path) -> Prepared:
         return prepared
     prepared = _prepare_single(origin, directory, "file", module.encode("utf-8", "surrogatepass"))
     prepared.notes.insert(0, Message("submission.notebook_script", {"file": origin.name}))
+    # Only the lab's own function names are said: any other name is the student's text.
+    hidden_away = [name for name in script.cell_magic_functions(data or b"") if name in MODULE_OF]
+    if hidden_away:
+        said = {"file": origin.name, "functions": ", ".join(dict.fromkeys(hidden_away))}
+        prepared.notes.insert(1, Message("submission.script_cell_magic", said))
     return prepared
 
 
