@@ -80,3 +80,17 @@ def test_a_list_argument_is_changed_when_its_entries_or_their_values_are():
     before = snapshot([np.zeros(2), weights], {})
     weights[0] = weights[0].copy()
     assert mutated(before, [np.zeros(2), weights], {}) == ["arg1"]
+
+
+def test_a_key_the_students_code_put_in_a_dict_is_never_compared_with_its_own_eq():
+    class Hostile:
+        def __eq__(self, other):
+            raise RuntimeError("runs outside the call's time limit")
+
+        __hash__ = object.__hash__
+
+    params = {"w": np.ones(2)}
+    before = snapshot([], {"params": params})
+    w = params.pop("w")
+    params[Hostile()], params["w"] = 1, w  # the key compared where "w" was is the student's
+    assert mutated(before, [], {"params": params}) == ["params"]
