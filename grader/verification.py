@@ -704,7 +704,7 @@ APPROXIMATELY = re.compile(
 """"~3.54", "≈ 3.54", "cerca de 64", "about 128": the student's number, said to be rounded."""
 SIGN_APART = re.compile(r"^([+-])\s+(?=\d)")
 ELLIPSIS = re.compile(r"(?<=\d)\s*(?:\.\.\.|\u2026)$")
-""""3,5355..." and "3.5355…": the digits of a longer number, the rest left out (trial 52)."""
+""""2,7182..." and "2.7182…": the digits of a longer number, the rest left out (trial 52)."""
 FULL_STOP = re.compile(r"(?<=[\w)])\.$")
 """The full stop that ends a sentence ("3,54."); "128." reads the same without it."""
 FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)} | {0x3000: 0x20}

@@ -153,7 +153,7 @@ MUTANTS = [
         "layernorm",
         "def layernorm(x, gamma, beta, eps=1e-5):",
         "def layernorm(x, gamma, beta, eps=1e-6):",
-        "hint.layernorm_rms_default_eps",
+        None,  # two hints, public and hidden: test_public_tests checks both
     ),
     (
         "ln_eps_outside_sqrt",
