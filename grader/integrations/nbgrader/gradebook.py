@@ -27,6 +27,7 @@ import re
 import sys
 import warnings
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -443,23 +444,6 @@ def _definitions(student_nb: dict[str, Any]) -> dict[str, str]:
     return found
 
 
-class _Sources:
-    """The student's code for a released cell: their own cell with its id, else (its metadata
-    lost) the top-level statement they last wrote under a name. Only a notebook whose metadata
-    was lost is parsed for its definitions (about 18 ms a notebook, a fifth of publishing it)."""
-
-    def __init__(self, own: dict[str, str], student_nb: dict[str, Any]) -> None:
-        self.own, self.student_nb = own, student_nb
-        self.defined: dict[str, str] | None = None
-
-    def get(self, cell_id: str, name: str) -> str | None:
-        if cell_id in self.own:
-            return self.own[cell_id]
-        if self.defined is None:
-            self.defined = _definitions(self.student_nb)
-        return self.defined.get(name)
-
-
 def _is_answers(node: ast.stmt) -> bool:
     return (
         isinstance(node, ast.Assign)
@@ -518,19 +502,20 @@ class _Added:
     left_out: int = 0
 
 
-def _extra_cells(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> _Added:
+def _extra_cells(handed: Handed) -> _Added:
     """The cells the student added (any cell without a grade id of the released notebook, and
     not one of its answers cells as the student filled it), by the released cell they follow in
     the student's notebook ("" before the first one)."""
+    released = handed.released
     known = {c.metadata.get("nbgrader", {}).get("grade_id") for c in released.cells} - {None, ""}
     # A released cell whose metadata an editor dropped (Colab, VS Code) is no cell of theirs,
     # and where its text is the release's only, it still says where the cells after it go.
     as_released = {c.source.strip() for c in released.cells}
     landmarks = _landmarks(released)
     answers, parsing = _released_answers(released), _Parsing()
-    placed = _PlacedByName(released, student_nb)
+    placed = _PlacedByName(handed)
     anchor, added, headed, room = "", _Added({}), set[str](), EXTRA_CHARS
-    for cell in cells(student_nb):
+    for cell in cells(handed.nb):
         grade_id = str(cell.nbgrader.get("grade_id", ""))[:100]
         lost = f"{question_by_heading(cell)}-question" if not grade_id else ""  # its metadata gone (Colab)
         if grade_id in known:
@@ -566,21 +551,19 @@ def _landmarks(released: nbformat.NotebookNode) -> dict[str, str]:
 class _PlacedByName:
     """Which cells without metadata the autograded notebook already shows in a released cell:
     one that only imports and defines graded functions, each of them the definition
-    :class:`_Sources` puts in its released cell because the student has no cell of their own
+    :meth:`Handed.source` puts in its released cell because the student has no cell of their own
     with that cell's grade id (Colab, VS Code). A second try at a function in a notebook whose
     metadata is intact, or an earlier try in a stripped one, is the student's own added cell:
     the person grading sees it."""
 
-    def __init__(self, released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> None:
-        own = _own_cells(student_nb)
+    def __init__(self, handed: Handed) -> None:
         solution_ids = (
             c.metadata["nbgrader"].get("grade_id", "")
-            for c in released.cells
+            for c in handed.released.cells
             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
         )
-        self.lost = {gid.split("-", 1)[-1] for gid in solution_ids if gid and gid not in own}  # by function name
-        self.student_nb, self.parsing = student_nb, _Parsing()
-        self.defined: dict[str, str] | None = None
+        self.lost = {gid.split("-", 1)[-1] for gid in solution_ids if gid and gid not in handed.own}  # by name
+        self.handed, self.parsing = handed, _Parsing()
 
     def holds(self, cell: Cell) -> bool:
         if cell.kind != "code" or not self.lost or not self.parsing.allows(cell.source):
@@ -589,15 +572,13 @@ class _PlacedByName:
             tree = ast.parse(cell.source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
-        if self.defined is None:
-            self.defined = _definitions(self.student_nb)
-        lines = cell.source.splitlines()
+        defined, lines = self.handed.defined, cell.source.splitlines()
         return bool(tree.body) and all(
             isinstance(node, (ast.Import, ast.ImportFrom))
             or (
                 isinstance(node, ast.FunctionDef)
                 and node.name in self.lost
-                and self.defined.get(node.name) == statement_text(lines, node)
+                and defined.get(node.name) == statement_text(lines, node)
             )
             for node in tree.body
         )
@@ -619,7 +600,7 @@ def _own_cells(student_nb: dict[str, Any]) -> dict[str, str]:
     return found
 
 
-def _question_of(anchor: str, answer_ids: set[str]) -> str | None:
+def _question_of(anchor: str, answer_ids: Collection[str]) -> str | None:
     """The answer cell a student's extra markdown cell belongs to: one that follows a question,
     its auto-graded cell (where the answer cell is, when its metadata was lost) or its answer
     cell."""
@@ -639,17 +620,41 @@ class Handed:
 
     @functools.cached_property
     def added(self) -> _Added:
-        return _extra_cells(self.released, self.nb)
+        return _extra_cells(self)
+
+    @functools.cached_property
+    def stubs(self) -> dict[str, str]:
+        """The released written-answer cells' text, by grade id."""
+        return {
+            c.metadata["nbgrader"]["grade_id"]: c.source
+            for c in self.released.cells
+            if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
+        }
+
+    @functools.cached_property
+    def own(self) -> dict[str, str]:
+        return _own_cells(self.nb)
+
+    @functools.cached_property
+    def defined(self) -> dict[str, str]:
+        """The student's top-level definitions by name: parsed only for a notebook whose
+        metadata was lost (about 18 ms a notebook, a fifth of publishing it)."""
+        return _definitions(self.nb)
+
+    def source(self, cell_id: str, name: str) -> str | None:
+        """The student's code for a released cell: their own cell with its id, else (its
+        metadata lost) the top-level statement they last wrote under a name."""
+        return self.own[cell_id] if cell_id in self.own else self.defined.get(name)
 
     @functools.cached_property
     def written(self) -> dict[str, str]:
         """Each written answer by its answer cell's grade id: the answer cell's text, followed
         by any markdown cell the student added after the question (Decision 8: copied into the
         question's answer cell, for the person grading)."""
-        stubs = _answer_stubs(self.released)
+        stubs = self.stubs
         found = {gid: text for gid, text in _answers(self.nb).items() if gid in stubs}
         for anchor, added in self.added.cells.items():
-            target = _question_of(anchor, set(stubs))
+            target = _question_of(anchor, stubs.keys())
             texts = [cell.source for cell in added if cell.kind == "markdown"]
             if target is not None and texts:
                 # The answer cell as released ("YOUR ANSWER HERE") is no part of the answer.
@@ -660,20 +665,11 @@ class Handed:
     def answered(self) -> set[str]:
         """Grade ids of written-answer cells the student changed from the released stub (to
         some text), or answered in a markdown cell of their own after the question."""
-        stubs = _answer_stubs(self.released)
+        stubs = self.stubs
         # A blanked stub is not an answer either.
         return {
             gid for gid, text in self.written.items() if gid in stubs and text.strip() not in ("", stubs[gid].strip())
         }
-
-
-def _answer_stubs(released: nbformat.NotebookNode) -> dict[str, str]:
-    """The released written-answer cells' text, by grade id."""
-    return {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in released.cells
-        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "markdown"
-    }
 
 
 def written_answers(released: nbformat.NotebookNode, student_nb: dict[str, Any]) -> dict[str, str]:
@@ -727,7 +723,6 @@ def autograded_notebook(handed: Handed, report: Report, lang: str = "en") -> nbf
     cell it followed (markdown after a question goes into that question's answer)."""
     nb = copy.deepcopy(handed.released)
     answers = handed.written
-    sources = _Sources(_own_cells(handed.nb), handed.nb)
     answer_ids = set(answers)
     extra = handed.added
     by_cell = results_by_cell(report)
@@ -736,12 +731,12 @@ def autograded_notebook(handed: Handed, report: Report, lang: str = "en") -> nbf
         grade_id = meta.get("grade_id", "")
         if meta.get("solution") and cell.cell_type == "code":
             # The student's own cell; else (its metadata lost) the function as they last defined it.
-            if (source := sources.get(grade_id, grade_id.split("-", 1)[-1])) is not None:
+            if (source := handed.source(grade_id, grade_id.split("-", 1)[-1])) is not None:
                 cell.source = source
         elif meta.get("solution") and grade_id in answers:
             cell.source = _shown_answer(answers[grade_id], lang)
         elif not meta and cell.cell_type == "code" and (name := _answers_name(cell.source)) is not None:
-            if (source := sources.get(name, name)) is not None:  # their answers to the auto-graded parts
+            if (source := handed.source(name, name)) is not None:  # their answers to the auto-graded parts
                 cell.source = source
         elif meta.get("grade") and cell.cell_type == "code":
             results = by_cell.get(grade_id, [])
