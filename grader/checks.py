@@ -458,6 +458,13 @@ def expect_untouched(changed: Sequence[str], *, function: str) -> None:
         raise Mismatch([Message("check.mutated", {"function": function, "names": ", ".join(changed)})])
 
 
+def expect_config_unchanged(changed: Sequence[str], *, function: str) -> None:
+    """The call left the config it read as it was (a dict: its keys and values, and those of
+    the dicts inside it). Names no key: which one changed is the student's code's choice."""
+    if changed:
+        raise Mismatch([Message("check.config_modified", {"function": function})])
+
+
 def expect_called_once(calls: int, *, function: str) -> None:
     """The function called the sublayer it was given exactly once."""
     if calls != 1:

@@ -175,6 +175,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "check.did_not_raise": {"what": "label", "exc_type": "exception"},
     "check.tuple_of": {"what": "label", "n": "our_number"},
     "check.mutated_hidden": {"function": "function"},
+    "check.config_modified": {"function": "function"},
     "check.attempt_needed": {},
     "check.sublayer_calls_hidden": {"function": "function"},
     "check.about_zero": {"what": "label"},

@@ -17,7 +17,8 @@ def inspect_config(config):
         config: a parsed ``config.json`` (a dict), or the path (``str`` or ``pathlib.Path``) of
             such a file. When the config keeps its language model under ``"text_config"``
             (Gemma-3, Qwen3.5), every key below is looked up there first, then at the top
-            level; ``model_type`` is always the top-level one.
+            level; ``model_type`` is always the top-level one. The config is only read: no key
+            of it, or of its ``text_config``, is added, removed or changed.
 
     Returns:
         A dict with exactly these keys:

@@ -339,6 +339,24 @@ MUTANTS = [
         '"phi": row("layernorm", "layer_norm_eps", 1e-5, "pre", 2,',
         None,
     ),
+    # trial 60: the config read is the caller's; changing it changes their program
+    (
+        "ic_merges_text_config_into_the_callers_config",
+        "inspect_config",
+        "cfg = {**config, **text_config} if isinstance(text_config, dict) else config",
+        "if isinstance(text_config, dict):\n        config.update(text_config)\n    cfg = config",
+        "check.config_modified",
+    ),
+    (
+        "ic_fills_text_config_from_the_top_level",
+        "inspect_config",
+        "cfg = {**config, **text_config} if isinstance(text_config, dict) else config",
+        "cfg = text_config if isinstance(text_config, dict) else config\n"
+        "    for key, value in config.items():\n"
+        "        if key != 'text_config':\n"
+        "            cfg.setdefault(key, value)",
+        "check.config_modified",
+    ),
     ("ic_path_not_taken", "inspect_config", "isinstance(config, (str, Path))", "isinstance(config, str)", None),
     ("ic_phi_qk_switch_ignored", "inspect_config", 'qk=bool(cfg.get("qk_layernorm", False))', "qk=False", None),
     (

@@ -94,3 +94,53 @@ def test_a_key_the_students_code_put_in_a_dict_is_never_compared_with_its_own_eq
     w = params.pop("w")
     params[Hostile()], params["w"] = 1, w  # the key compared where "w" was is the student's
     assert mutated(before, [], {"params": params}) == ["params"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda config: config["text_config"].setdefault("rms_norm_eps", 1e-6),
+        lambda config: config["text_config"].update(hidden_size=16),
+        lambda config: config["rope_scaling"]["factors"].append(1.0),
+        lambda config: config["text_config"].pop("num_hidden_layers"),
+    ],
+)
+def test_a_container_inside_a_dict_argument_is_followed(change):
+    # A config's text_config filled in with setdefault changed the caller's config, two levels
+    # down, where the check looked at the top level only.
+    config = {
+        "model_type": "gemma3",
+        "text_config": {"hidden_size": 8, "num_hidden_layers": 2},
+        "rope_scaling": {"factors": [1.0, 2.0]},
+    }
+    before = snapshot([config], {})
+    assert mutated(before, [config], {}) == []
+    change(config)
+    assert mutated(before, [config], {}) == ["arg0"]
+
+
+def test_a_new_container_in_place_of_ours_is_a_change_without_being_walked():
+    class Endless(list):
+        def __len__(self):
+            raise RuntimeError("walked outside the call's time limit")
+
+    config = {"text_config": {"hidden_size": 8}}
+    before = snapshot([config], {})
+    config["text_config"] = Endless()  # a subclass: walking it would run the student's code
+    assert mutated(before, [config], {}) == ["arg0"]
+
+
+def test_an_equal_string_or_number_written_back_is_no_change():
+    # Trial 63: model_type lower-cased in place. An equal value written back (a new str object)
+    # leaves the caller's config as it was; a different one, or an equal value of another type
+    # (1 for 1.0), does not.
+    config = {"model_type": "llama", "rms_norm_eps": 1e-5, "text_config": {"hidden_size": 4096}}
+    before = snapshot([config], {})
+    config["model_type"] = "".join(["lla", "ma"])
+    config["rms_norm_eps"] = float("1e-5")
+    config["text_config"]["hidden_size"] = int("4096")
+    assert mutated(before, [config], {}) == []
+    config["model_type"] = "LLAMA"
+    assert mutated(before, [config], {}) == ["arg0"]
+    config["model_type"], config["rms_norm_eps"] = "llama", 1
+    assert mutated(before, [config], {}) == ["arg0"]

@@ -1324,7 +1324,7 @@ def test_a_student_named_with_accents_and_spaces_is_graded_and_gets_feedback(sec
     name = "João Sant'Anna"
     shutil.copytree(copy / "submitted" / "alice", copy / "submitted" / name)
     out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", "--student", name, cwd=ROOT)
-    assert f"{name}           286/286" in out.stdout and "1 graded" in out.stdout, out.stdout + out.stderr
+    assert f"{name}           287/287" in out.stdout and "1 graded" in out.stdout, out.stdout + out.stderr
     assert exported(copy)[name] == before["alice"]
     nbgrader("generate_feedback", ASSIGNMENT, "--student", name, cwd=copy)
     page = (copy / "feedback" / name / ASSIGNMENT / "lab.html").read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from grader.checks import expect_keys, expect_note, expect_raises, expect_value, file_arg
+from grader.checks import expect_config_unchanged, expect_keys, expect_note, expect_raises, expect_value, file_arg
 from grader.course import solutions_dir
 from grader.proxy import StudentProxy
 from grader.reference import Reference, fresh_copy
@@ -905,6 +905,26 @@ def test_path_argument(student: StudentProxy, reference: Reference) -> None:
         expect_fields(
             report_of(student, argument), reference.inspect_config(config), [key for key in KEYS if key != "note"]
         )
+
+
+@pytest.mark.points(1)
+def test_leaves_its_config_unchanged(student: StudentProxy, reference: Reference) -> None:
+    """inspect_config only reads its config: no key of it, or of the text_config inside it, is
+    added, removed or given another value."""
+    # mistake: the language model's keys merged into the caller's config (config.update(text_config)),
+    # or a missing key filled in where it is read (text.setdefault("rms_norm_eps", ...)), which
+    # changes every later use of that config in the caller's program (trial 60)
+    configs = (
+        resized(without(bank("llama-3-8b.json"), "rms_norm_eps")),
+        resized(bank("qwen3.8-27b.json")),
+        resized(GEMMA3_4B),
+    )
+    for config in configs:
+        report = report_of(student, config)
+        changed = student.recorded().mutated
+        # Left alone earns the point only with a report right about what it read (decision 1).
+        expect_fields(report, reference.inspect_config(config), ("n_layers", "hidden_size", "eps", "eps_source"))
+        expect_config_unchanged(changed, function="inspect_config")
 
 
 @pytest.mark.points(2)

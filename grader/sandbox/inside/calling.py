@@ -156,23 +156,53 @@ def _arrays(args: list[Any], kwargs: dict[str, Any]) -> dict[str, np.ndarray]:
 
 def _entries(args: list[Any], kwargs: dict[str, Any]) -> dict[str, tuple[Any, ...]]:
     """Each dict and list argument's entries, the objects themselves (a dict's as key-value
-    pairs): an entry replaced (by a cast copy, even of equal values), added or removed changes
-    the caller's container (trial 60: ``params[key] = params[key].astype(x.dtype)``)."""
-    return {
-        name: tuple(value.items()) if isinstance(value, dict) else tuple((None, v) for v in value)
-        for name, value in _named(args, kwargs).items()
-        if isinstance(value, (dict, list))
-    }
+    pairs), and those of the containers inside it: an entry replaced (by a cast copy, even of
+    equal values), added or removed changes the caller's container (trial 60:
+    ``params[key] = params[key].astype(x.dtype)``), and so does a nested one (a config's
+    ``text_config`` filled in with ``setdefault``)."""
+    return {name: _tree(value, 0) for name, value in _named(args, kwargs).items() if isinstance(value, (dict, list))}
 
 
-def _same_entries(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
-    def same(a: tuple[Any, Any], b: tuple[Any, Any]) -> bool:
+MAX_ENTRY_DEPTH = 8
+"""Containers inside containers followed this deep: a config nests two or three levels."""
+
+
+def _tree(value: dict[Any, Any] | list[Any], depth: int) -> tuple[Any, ...]:
+    """``value``'s entries as (key, object, the object's own entries if it is a container)."""
+    pairs = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+    # Only exact dicts and lists are followed: before the call they are ours (request data).
+    return tuple(
+        (k, v, _tree(v, depth + 1) if type(v) in (dict, list) and depth < MAX_ENTRY_DEPTH else None) for k, v in pairs
+    )
+
+
+def _same_entries(old: tuple[Any, ...], value: dict[Any, Any] | list[Any]) -> bool:
+    """Whether ``value`` (a container of ours) still holds the entries ``old`` recorded. Only
+    what was there before is walked: a new object is a change, whatever it holds."""
+    if len(value) != len(old):
+        return False
+    current = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+    for (old_key, old_value, inside), (key, entry) in zip(old, current, strict=True):
         # Our keys are strings: a key the student's code put there is not compared with ==,
         # which would run its own __eq__ here, outside the call and its time limit.
-        key = a[0] is b[0] or (type(a[0]) is str and type(b[0]) is str and a[0] == b[0])
-        return key and a[1] is b[1]
+        if not (old_key is key or (type(old_key) is str and type(key) is str and old_key == key)):
+            return False
+        if inside is not None:
+            if old_value is not entry or not _same_entries(inside, entry):
+                return False
+        elif old_value is not entry and not _same_plain_value(old_value, entry):
+            return False
+    return True
 
-    return len(old) == len(new) and all(same(a, b) for a, b in zip(old, new, strict=True))
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _same_plain_value(old: Any, new: Any) -> bool:
+    """A string or number written back equal (``config["model_type"].lower()`` of a lower-case
+    one) changes nothing the caller sees; both are of exact built-in types, so ``==`` runs none
+    of the student's code."""
+    return type(old) is type(new) and type(old) in _PLAIN and old == new
 
 
 def snapshot(args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -183,13 +213,13 @@ def snapshot(args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
 
 def mutated(before: dict[str, Any], args: list[Any], kwargs: dict[str, Any]) -> list[str]:
     after = _arrays(args, kwargs)  # compared as they are now: no second copy
-    entries = _entries(args, kwargs)
+    named = _named(args, kwargs)
     changed = []
     for name, old in before.items():
         if name.endswith("[:]"):  # a container whose entries were replaced, added or removed
-            container = name[:-3]
-            if container not in entries or not _same_entries(old, entries[container]):
-                changed.append(container)
+            container = named.get(name[:-3])
+            if not isinstance(container, (dict, list)) or not _same_entries(old, container):
+                changed.append(name[:-3])
         elif name not in after or _changed(old, after[name]):
             changed.append(name)
     return changed
