@@ -190,18 +190,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-DTYPE_KINDS = {
-    "b": "bool",
-    "c": "complex",
-    "O": "object",
-    "V": "structured",
-    "S": "bytes",
-    "U": "str",
-    "M": "datetime",
-    "m": "timedelta",
-}
-
-
 def _hint_messages(got: np.ndarray, hints: Iterable[tuple[Any, str]], tol: Tolerance) -> list[Message]:
     """Every hint whose candidate the answer matches (NaN matching NaN, inf matching inf). On
     some inputs two mistakes give the same answer (with a silent sublayer, post-norm and a
@@ -300,8 +288,9 @@ def _expect_form(
     if type(got) is not np.ndarray:
         raise _wrong_type(what, got, "check.not_array")
     if got.dtype.kind not in "fiu":
-        kind = DTYPE_KINDS.get(got.dtype.kind, "other") if hidden else str(got.dtype)[:80]
-        raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": kind})])
+        if hidden:  # which kind is the student's code's choice (trial 62): not named
+            raise Mismatch([Message("check.bad_kind_hidden", {"what": what})])
+        raise Mismatch([Message("check.bad_kind", {"what": what, "dtype": str(got.dtype)[:80]})])
     if got.shape != want.shape:
         # On a hidden test neither shape is shown: the student's sizes could encode inputs, and
         # the expected ones are the hidden input's. Only how they differ is said.
@@ -312,6 +301,8 @@ def _expect_form(
         )
         raise Mismatch([shape, *_hint_messages(got, hints, tol)])
     if dtype and got.dtype != want.dtype:
+        if hidden:  # the dtype returned is the student's code's choice (trial 62: one per input size)
+            raise Mismatch([Message("check.dtype_hidden", {"what": what, "expected": str(want.dtype)})])
         raise Mismatch([Message("check.dtype", {"what": what, "actual": str(got.dtype), "expected": str(want.dtype)})])
     finite = np.isfinite(got)
     if not finite.all():

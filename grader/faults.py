@@ -22,13 +22,22 @@ class StudentFault(Exception):
 
     status: Status = Status.ERROR
 
-    def __init__(self, function: str, messages: list[Message], *, private: list[Message] | None = None) -> None:
+    def __init__(
+        self,
+        function: str,
+        messages: list[Message],
+        *,
+        private: list[Message] | None = None,
+        hidden: list[Message] | None = None,
+    ) -> None:
         super().__init__(function)
         self.function = function
         self.messages = messages
         """What every student sees."""
         self.private = private or []
         """Further detail that is shown only on public tests (it may echo hidden inputs)."""
+        self.hidden = messages if hidden is None else hidden
+        """What a hidden test shows in place of ``messages``: nothing the student's code chose."""
 
 
 class StudentRaised(StudentFault):
@@ -39,23 +48,27 @@ class StudentRaised(StudentFault):
     ) -> None:
         self.exc_type, self.builtin_type, self.exc_message, self.traceback = exc_type, builtin_type, message, traceback
         if builtin_type == "NotImplementedError" and raised_in and raised_in != function:
-            # An implemented function calling one still a stub: name the stub.
+            # An implemented function calling one still a stub: name the stub. Which function
+            # raised is the student's code's choice (trial 62: a stub chosen by the hidden input's
+            # size), so a hidden test says only that one did.
             shown = [Message("fault.not_implemented_inside", {"function": function, "inner": raised_in})]
+            hidden = [Message("fault.not_implemented_inside_hidden", {"function": function})]
             private: list[Message] = []
         elif builtin_type == "NotImplementedError":
-            shown = [Message("fault.not_implemented", {"function": function})]
+            shown = hidden = [Message("fault.not_implemented", {"function": function})]
             private = []
         else:
-            # The exception's class name and text are the student's and may carry hidden inputs,
-            # so hidden tests show only the nearest built-in type, if it is one of the few they
-            # name; the rest is for public tests.
+            # The exception's class, name and text are the student's choice and may carry hidden
+            # inputs (trial 62: a built-in type chosen by the input's size), so a hidden test
+            # says only that it raised; the rest is for public tests.
             shown = [Message("fault.raised", {"function": function, "exc_type": builtin_name(builtin_type)})]
+            hidden = [Message("fault.raised_hidden", {"function": function})]
             # The traceback ends with the exception's own line: its text alone only without one.
             if traceback:
                 private = [Message("fault.traceback", {"traceback": traceback})]
             else:
                 private = [Message("fault.exception_text", {"text": f"{exc_type}: {message[:500]}"})]
-        super().__init__(function, shown, private=private)
+        super().__init__(function, shown, private=private, hidden=hidden)
 
 
 # Built-in exceptions a test may expect with ``pytest.raises(ValueError)``. A student's

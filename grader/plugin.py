@@ -208,8 +208,8 @@ class GradingPlugin:
         """The status and messages of a test that did not pass, by what stopped it."""
         if isinstance(exc, StudentFault):
             if hidden and isinstance(exc, StudentRaised) and exc.private:  # there is more: how to see it
-                return exc.status, [*exc.messages, Message("fault.details_withheld", {"function": exc.function})]
-            return exc.status, list(exc.messages) + ([] if hidden else list(exc.private))
+                return exc.status, [*exc.hidden, Message("fault.details_withheld", {"function": exc.function})]
+            return exc.status, list(exc.hidden) if hidden else [*exc.messages, *exc.private]
         if isinstance(exc, checks.Mismatch):
             return Status.FAILED, list(exc.messages)
         if isinstance(exc, (AssertionError, pytest.fail.Exception)):
@@ -290,6 +290,7 @@ NOT_ATTEMPTED = frozenset(
     {
         "fault.not_implemented",
         "fault.not_implemented_inside",
+        "fault.not_implemented_inside_hidden",
         "fault.missing",
         "fault.module_missing",
         "fault.not_callable",

@@ -70,7 +70,7 @@ MUTANTS = [
         "xf = x",
         "hint.float16_overflow",
     ),
-    ("rms_dtype_changed", "rmsnorm", "return y.astype(x.dtype)", "return y.astype(np.float64)", "check.dtype"),
+    ("rms_dtype_changed", "rmsnorm", "return y.astype(x.dtype)", "return y.astype(np.float64)", "check.dtype_hidden"),
     (
         "rms_only_2d",
         "rmsnorm",
@@ -174,28 +174,28 @@ MUTANTS = [
         "rmsnorm",
         "return y.astype(x.dtype)",
         "return y.astype(np.result_type(x.dtype, gamma.dtype))",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "rms_backward_float16_in_float32",
         "rmsnorm",
         "return dx.astype(x.dtype), dgamma.astype(gamma.dtype)",
         "return dx, dgamma.astype(gamma.dtype)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "ln_backward_float16_in_float32",
         "layernorm",
         "return dx.astype(x.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
         "return dx, dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "ln_result_in_gammas_dtype",
         "layernorm",
         "return y.astype(x.dtype)",
         "return y.astype(np.result_type(x.dtype, gamma.dtype))",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "ln_backward_no_mean_term",
@@ -246,14 +246,14 @@ MUTANTS = [
         "residual",
         "return rmsnorm(x + sublayer(x).astype(x.dtype), gamma, eps)",
         "return rmsnorm(x + sublayer(x), gamma, eps)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "block_promotes_the_stream",
         "residual",
         "return x + sublayer(rmsnorm(x, gamma, eps)).astype(x.dtype)",
         "return x + sublayer(rmsnorm(x, gamma, eps))",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "stack_promotes_the_stream",
@@ -264,7 +264,7 @@ MUTANTS = [
             "return ((silu * (h @ w_up)) @ w_down).astype(h.dtype, copy=False)",
         ),
         ("x = x + sublayer(rmsnorm(x, gain, eps))", "return (silu * (h @ w_up)) @ w_down"),
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     # the stack
     (
@@ -290,14 +290,14 @@ MUTANTS = [
         "counts = np.arange(1, T + 1).reshape(T, 1)  # (T, 1)\n"
         "    causal_mean = np.cumsum(h, axis=-2) / counts  # (..., T, C)\n"
         "    return causal_mean @ w_o",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "ffn_computes_in_float64",
         "stack",
         "    gate = h @ w_gate  # (..., T, H)",
         "    h = h.astype(np.float64)\n    gate = h @ w_gate  # (..., T, H)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "attention_not_causal",
@@ -716,7 +716,7 @@ MUTANTS = [
             "return ((silu * (h @ w_up)) @ w_down).astype(h.dtype, copy=False)",
         ),
         ("x = rmsnorm(x + sublayer(x), gain, eps)", "return (silu * (h @ w_up)) @ w_down"),
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "trace_prenorm_ignores_eps",
@@ -886,14 +886,14 @@ MUTANTS = [
         "layernorm",
         "return dx.astype(x.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
         "return dx.astype(x.dtype), dgamma.astype(x.dtype), dbeta.astype(x.dtype)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "ln_backward_dbeta_in_gammas_dtype",
         "layernorm",
         "dbeta.astype(beta.dtype)",
         "dbeta.astype(gamma.dtype)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "quant_rounds_half_up",
@@ -914,7 +914,7 @@ MUTANTS = [
         "quantization",
         "w = np.asarray(w, dtype=np.float64)",
         "w = np.asarray(w)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "ic_model_type_not_lower_cased",
@@ -1029,14 +1029,14 @@ MUTANTS = [
         "rmsnorm",
         "return dx.astype(x.dtype), dgamma.astype(gamma.dtype)",
         "return dx.astype(dout.dtype), dgamma.astype(gamma.dtype)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     (
         "ln_backward_dx_in_douts_dtype",
         "layernorm",
         "return dx.astype(x.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
         "return dx.astype(dout.dtype), dgamma.astype(gamma.dtype), dbeta.astype(beta.dtype)",
-        "check.dtype",
+        "check.dtype_hidden",
     ),
     # the note hedges between the norm types: naming another type is allowed only by contrast
     (

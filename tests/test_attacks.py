@@ -90,9 +90,9 @@ SUPPLEMENTS = {
 }
 MUTATED = frozenset({"check.mutated", "check.mutated_hidden"})
 """Most attacks also write into their inputs, so that no test can pass on "x is not modified"."""
+DTYPE = frozenset({"check.dtype", "check.dtype_hidden"})
 WRONG = (
-    frozenset({"check.values_hidden", "check.values_public", "check.assertion", "check.non_finite", "check.dtype"})
-    | MUTATED
+    frozenset({"check.values_hidden", "check.values_public", "check.assertion", "check.non_finite"}) | DTYPE | MUTATED
 )
 """An array answer with wrong values (float64 whatever the input), inputs written into."""
 WRONG_REPORT = frozenset({"check.value_hidden", "check.value_type", "check.assertion", "check.did_not_raise"}) | {
@@ -168,11 +168,11 @@ def attack(
 
 
 FAILED, ERROR, CRASHED, TIMED_OUT, PASSED = {"failed"}, {"error"}, {"crashed"}, {"timeout"}, {"passed"}
-RAISED = {"fault.raised"}
+RAISED = {"fault.raised", "fault.raised_hidden"}
 MODULE_GONE, NOT_HANDED_IN = {"fault.module_missing"}, {"submission.module_missing"}
 """A module file the submission's copy left out (a symlink, a FIFO): as if not handed in."""
 NOT_ARRAY = {"check.not_array", "check.assertion", *MUTATED}
-BAD_KIND = {"check.bad_kind", "check.assertion", *MUTATED}
+BAD_KIND = {"check.bad_kind", "check.bad_kind_hidden", "check.assertion", *MUTATED}
 MEMORY = {"MemoryError", "an exception"}  # numpy raises its own MemoryError subclass
 HIDDEN = ("hidden",)
 
@@ -208,15 +208,15 @@ ATTACKS = [
     attack("rmsnorm_ones_broadcast.py", (11,), FAILED, {"check.shape", "check.assertion"} | MUTATED),
     attack("rmsnorm_ones_broadcast.py", (11,), FAILED, {"check.shape"} | MUTATED, suites=HIDDEN),
     attack("rmsnorm_bool_array.py", (12,), FAILED, BAD_KIND),
-    attack("rmsnorm_bool_array.py", (12,), FAILED, {"check.bad_kind"} | MUTATED, suites=HIDDEN),
+    attack("rmsnorm_bool_array.py", (12,), FAILED, {"check.bad_kind_hidden"} | MUTATED, suites=HIDDEN),
     attack("rmsnorm_complex_array.py", (12,), FAILED, BAD_KIND),
     attack("rmsnorm_object_array.py", (7, 12), FAILED, NOT_ARRAY),
     attack("rmsnorm_object_array.py", (7, 12), FAILED, {"check.not_array"} | MUTATED, suites=HIDDEN),
     attack("rmsnorm_masked_array.py", (12,), FAILED, NOT_ARRAY),
     attack("rmsnorm_masked_array.py", (12,), FAILED, {"check.not_array"} | MUTATED, suites=HIDDEN),
     attack("rmsnorm_structured_array.py", (12,), FAILED, BAD_KIND),
-    attack("rmsnorm_structured_array.py", (12,), FAILED, {"check.bad_kind"} | MUTATED, suites=HIDDEN),
-    attack("rmsnorm_nan_inf.py", (13,), FAILED, {"check.non_finite", "check.assertion", "check.dtype"} | MUTATED),
+    attack("rmsnorm_structured_array.py", (12,), FAILED, {"check.bad_kind_hidden"} | MUTATED, suites=HIDDEN),
+    attack("rmsnorm_nan_inf.py", (13,), FAILED, {"check.non_finite", "check.assertion"} | DTYPE | MUTATED),
     attack("rmsnorm_tiny_outputs.py", (14,), FAILED, WRONG),
     attack("rmsnorm_inplace_view.py", (15,), FAILED, WRONG),
     attack(
@@ -272,7 +272,7 @@ ATTACKS = [
         "compare_result_too_large.py",
         (35,),
         {"failed", "error", "timeout"},
-        {"fault.bad_result", "fault.raised"} | TIMEOUT,
+        {"fault.bad_result", "fault.raised", "fault.raised_hidden"} | TIMEOUT,
         exc_types=MEMORY,
     ),
     # -- symlinks and special files ------------------------------------------------------------------

@@ -325,7 +325,7 @@ def test_answers_that_are_not_plain_arrays_fail(tmp_path, returned):
     rms = [r for r in report.results if r.exercise == "rmsnorm"]
     assert rms and all(r.status in (Status.FAILED, Status.ERROR) for r in rms)
     ids = {m.id for r in rms for m in r.messages}
-    assert ids & {"check.not_array", "check.bad_kind", "check.shape", "fault.bad_result"}, ids
+    assert ids & {"check.not_array", "check.bad_kind", "check.bad_kind_hidden", "check.shape", "fault.bad_result"}, ids
 
 
 def test_json_report_round_trips(tmp_path):

@@ -56,6 +56,10 @@ def test_messages_that_echo_the_students_values_are_not_allowed_on_hidden_tests(
         Message("fault.raised", {"function": "rmsnorm", "exc_type": "BlockingIOError"}),  # not one of the few
         Message("check.value_hidden", {"what": "op_counts(4096)"}),  # a literal hidden argument
         Message("fault.raised", {"function": "rmsnorm", "exc_type": "Leak4096Error"}),
+        # Trial 62: a built-in type, a stub's name or a dtype chosen by the hidden input's size
+        Message("fault.raised", {"function": "rmsnorm", "exc_type": "ValueError"}),
+        Message("fault.not_implemented_inside", {"function": "rmsnorm", "inner": "inspect_config"}),
+        Message("check.dtype", {"what": "dx", "actual": "uint8", "expected": "float64"}),
         Message("fault.missing", {"function": "not_ours", "module": "rmsnorm.py"}),
         Message("hint.eps_outside_sqrt", {"extra": 1}),
         Message("report.printed", {"output": "LEAK"}),
@@ -70,14 +74,13 @@ def test_the_guard_replaces_any_message_that_carries_something_not_ours(message)
     "message",
     [
         Message("check.values_hidden", {"what": "rmsnorm(x, gamma, eps)"}),
-        Message("check.dtype", {"what": "dx", "actual": "float64", "expected": "float16"}),
+        Message("check.dtype_hidden", {"what": "dx", "expected": "float16"}),
         Message(
             "check.not_array", {"what": "stack_trace(x, params, eps, placement)", "type": "an object of another type"}
         ),
         Message("check.mutated_hidden", {"function": "postnorm_block"}),
-        Message("fault.raised", {"function": "rmsnorm", "exc_type": "ValueError"}),
-        # a trial's notebook set np.seterr(all="raise"): numpy raised it, the report said "an exception"
-        Message("fault.raised", {"function": "rmsnorm_backward", "exc_type": "FloatingPointError"}),
+        Message("fault.raised_hidden", {"function": "rmsnorm"}),
+        Message("fault.not_implemented_inside_hidden", {"function": "stack_trace"}),
         Message("check.value_hidden", {"what": 'inspect_config(config)["n_layers"]'}),
         Message("hint.eps_outside_sqrt"),
     ],
