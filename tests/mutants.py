@@ -1138,4 +1138,38 @@ MUTANTS = [
         "x = np.atleast_2d(x)\n    ones = np.ones(x.shape[-1])  # (C,) unit gain",
         None,
     ),
+    # Trial 63: an answer kept in a global, keyed by the shapes, returned for the next input
+    (
+        "depth_rms_cached_by_shape",
+        "stack",
+        'L = params["w_o"].shape[0]\n    out = np.empty((2, L + 1))',
+        'L = params["w_o"].shape[0]\n    cache = globals().setdefault("_DEPTH", {})\n'
+        "    key = (np.shape(x), L, eps)\n    if key in cache:\n        return cache[key].copy()\n"
+        "    out = cache[key] = np.empty((2, L + 1))",
+        None,
+    ),
+    (
+        "stack_trace_cached_by_shape",
+        "stack",
+        "    rows = []",
+        '    cache = globals().setdefault("_TRACE", {})\n    key = (np.shape(x), params["w_o"].shape, placement, eps)\n'
+        "    if key in cache:\n        return np.array(cache[key], dtype=np.float64)\n    rows = cache.setdefault(key, [])",
+        None,
+    ),
+    (
+        "stack_forward_cached_by_shape",
+        "stack",
+        '    return rmsnorm(x, params["final_gamma"], eps)',
+        '    cache = globals().setdefault("_OUT", {})\n    key = (np.shape(x), params["w_o"].shape, eps)\n'
+        '    return cache.setdefault(key, rmsnorm(x, params["final_gamma"], eps)).copy()',
+        None,
+    ),
+    (
+        "quantization_report_float_run_cached_by_shape",
+        "quantization",
+        "    f, _ = quantized_stack(x, weights, None, axis, eps)",
+        '    cache = globals().setdefault("_FLOAT_RUNS", {})\n    key = (np.shape(x), np.shape(weights), axis, eps)\n'
+        "    f = cache.setdefault(key, quantized_stack(x, weights, None, axis, eps)[0])",
+        None,
+    ),
 ]

@@ -107,8 +107,11 @@ def _check_paths(
 
 @pytest.mark.points(3)
 def test_gradient_path_on_other_stacks(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """gradient_path on stacks of other depths, widths and scales, a (B, T, C) input, each arrangement."""
-    for n_layers, C, shape, scale, bias in ((10, 12, (2, 3), 1.0, 0.5), (7, 6, (5,), 0.3, 2.0)):
+    """gradient_path on stacks of other depths, widths and scales, a (B, T, C) input, each
+    arrangement, and on a second stack of the first one's sizes."""
+    # mistake: a forward pass kept in a global, keyed by the shapes, reused for the next stack (trial 63)
+    sizes = ((10, 12, (2, 3), 1.0, 0.5), (7, 6, (5,), 0.3, 2.0))
+    for n_layers, C, shape, scale, bias in (*sizes, sizes[0]):
         x, weights, biases = _setup(rng, n_layers, C, shape, scale, bias)
         _check_paths(student, reference, x, weights, biases, "x, weights, biases")
 

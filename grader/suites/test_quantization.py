@@ -200,8 +200,10 @@ def test_quantization_report_on_other_stacks(
     """quantization_report on stacks with an outlier in another channel, other bit widths, per tensor and per column."""
     x, weights = _stack(rng, 6, 16, (2, 5), 150.0, 5)
     _check_report(student, reference, x, weights, (None, 6, 3, 2), None)
-    x, weights = _stack(rng, 3, 8, (4,), 20.0, 1)
-    _check_report(student, reference, x, weights, (8, 2), 0)
+    # mistake: a float run kept in a global, keyed by the shapes, reused for the next stack (trial 63)
+    for _ in range(2):
+        x, weights = _stack(rng, 3, 8, (4,), 20.0, 1)
+        _check_report(student, reference, x, weights, (8, 2), 0)
 
 
 @pytest.mark.points(2)

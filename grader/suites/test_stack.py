@@ -193,9 +193,12 @@ def test_stack_forward_prenorm_with_final_norm(
 
 @pytest.mark.points(2)
 def test_stack_forward_batch_and_depth(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """The pre-norm stack on a batch of sequences, at another depth (the depth comes from params)."""
-    params, x = _params(reference, rng, n_layers=3, C=8), rng.standard_normal((2, 4, 8))
-    _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
+    """The pre-norm stack on a batch of sequences, at another depth (the depth comes from params),
+    and on a second batch of the same shape."""
+    # mistake: an answer kept in a global, keyed by the shapes, returned for the next input (trial 63)
+    params = _params(reference, rng, n_layers=3, C=8)
+    for x in (rng.standard_normal((2, 4, 8)), rng.standard_normal((2, 4, 8))):
+        _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
 
 
 @pytest.mark.points(1)
@@ -309,9 +312,12 @@ def _check_trace(
 
 @pytest.mark.points(3)
 def test_trace_prenorm(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """The pre-norm trace: for each sublayer, token norms of the stream, the update and the sum."""
-    params, x = _params(reference, rng, n_layers=4, C=10), rng.standard_normal((2, 6, 10))
-    _check_trace(student, reference, x, params, "pre")
+    """The pre-norm trace: for each sublayer, token norms of the stream, the update and the sum
+    (two inputs of the same shape)."""
+    # mistake: a trace kept in a global, keyed by the shapes, returned for the next input (trial 63)
+    params = _params(reference, rng, n_layers=4, C=10)
+    for x in (rng.standard_normal((2, 6, 10)), rng.standard_normal((2, 6, 10))):
+        _check_trace(student, reference, x, params, "pre")
 
 
 @pytest.mark.points(2)
@@ -360,14 +366,17 @@ def test_trace_rejects_unknown_placement(student: StudentProxy, reference: Refer
 
 @pytest.mark.points(2)
 def test_depth_rms(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """depth_rms: the RMS of the stream after each layer, pre-norm in row 0, post-norm in row 1."""
-    params, x = _params(reference, rng, n_layers=6, C=16), rng.standard_normal((2, 5, 16)) * 3.0
-    expect_array(
-        student.depth_rms(x, params, eps=EPS),
-        reference.depth_rms(x, params, eps=EPS),
-        what="depth_rms(x, params, eps)",
-        tol=TOL,
-    )
+    """depth_rms: the RMS of the stream after each layer, pre-norm in row 0, post-norm in row 1
+    (two inputs of the same shape)."""
+    # mistake: an answer kept in a global, keyed by the shapes, returned for the next input (trial 63)
+    params = _params(reference, rng, n_layers=6, C=16)
+    for x in (rng.standard_normal((2, 5, 16)) * 3.0, rng.standard_normal((2, 5, 16))):
+        expect_array(
+            student.depth_rms(x, params, eps=EPS),
+            reference.depth_rms(x, params, eps=EPS),
+            what="depth_rms(x, params, eps)",
+            tol=TOL,
+        )
 
 
 @pytest.mark.points(1)
