@@ -1172,4 +1172,11 @@ MUTANTS = [
         "    f = cache.setdefault(key, quantized_stack(x, weights, None, axis, eps)[0])",
         None,
     ),
+    (
+        "stack_trace_takes_near_misses",
+        "stack",
+        '    if placement not in ("pre", "post"):',
+        '    if placement not in ("pre", "post", "Pre", "POST", None):',
+        None,
+    ),
 ]

@@ -356,12 +356,16 @@ def test_trace_leaves_its_inputs_unchanged(
 
 @pytest.mark.points(1)
 def test_trace_rejects_unknown_placement(student: StudentProxy, reference: Reference, rng: np.random.Generator) -> None:
-    """stack_trace raises ValueError for a placement other than "pre" or "post" (and traces "pre" right)."""
+    """stack_trace raises ValueError for a placement other than "pre" or "post", however close
+    (and traces "pre" right)."""
     params, x = _params(reference, rng, n_layers=1, C=4), rng.standard_normal((3, 4))
     # Refusing earns the point only from a stack_trace that also traces a known placement.
     _check_trace(student, reference, x, params, "pre")
-    with expect_raises(ValueError, what='stack_trace(x, params, eps, placement="sandwich")'):
-        student.stack_trace(x, params, eps=EPS, placement="sandwich")
+    # mistake: a near-miss spelling taken for one of the two (trial 63: "Pre" ran the post-norm branch)
+    for placement in ("sandwich", "Pre", "POST", None):
+        shown = "None" if placement is None else f'"{placement}"'
+        with expect_raises(ValueError, what=f"stack_trace(x, params, eps, placement={shown})"):
+            student.stack_trace(x, params, eps=EPS, placement=placement)
 
 
 @pytest.mark.points(2)
