@@ -63,6 +63,8 @@ def leave():
     seen["nice"] = _errno(lambda: os.setpriority(os.PRIO_PROCESS, zygote, 19))
     seen["prlimit"] = _errno(lambda: resource.prlimit(zygote, resource.RLIMIT_NOFILE, (32, 32)))
     seen["affinity"] = _errno(lambda: os.sched_setaffinity(zygote, {0}))
+    seen["ioprio_set"] = _errno(lambda: libc.syscall(251, 1, zygote, (3 << 13) | 7))  # idle class, x86_64
+    seen["sched_setattr"] = _errno(lambda: libc.syscall(314, zygote, None, 0))
     seen["mem"] = _errno(lambda: os.open(f"/proc/{zygote}/mem", os.O_RDWR))
     seen["kill"] = _errno(lambda: os.kill(zygote, 9))
     np.leaked = "A"
@@ -155,7 +157,7 @@ def test_nothing_a_worker_leaves_reaches_the_next_one(slot):
     seen = slot.call(LEAVER, "leave")
     errnos = {k: v for k, v in seen.items() if k != "draw"}
     # Refused by the worker's filter or by the zygote being undumpable:
-    for name in ("shmget", "semget", "msgget", "mq_open", "fork", "kill"):
+    for name in ("shmget", "semget", "msgget", "mq_open", "fork", "kill", "ioprio_set", "sched_setattr"):
         assert errnos[name] == 1, (name, errnos)  # EPERM
     assert errnos["mem"] == 13  # EACCES: the zygote is not dumpable
     # Allowed to a process of the same uid, so the zygote was checked, found changed, and dropped:

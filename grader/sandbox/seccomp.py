@@ -96,6 +96,10 @@ ARCHES = {
             "shmget": 29,
             "semget": 64,
             "msgget": 68,
+            # The zygote checks its nice value, policy and CPUs before each child; these two
+            # would change what it does not check (trial 62): its I/O priority, its utilization clamp.
+            "ioprio_set": 251,
+            "sched_setattr": 314,
         },
     },
     "aarch64": {
@@ -155,6 +159,8 @@ ARCHES = {
             "shmget": 194,
             "semget": 190,
             "msgget": 186,
+            "ioprio_set": 30,
+            "sched_setattr": 274,
         },
     },
 }
