@@ -389,20 +389,24 @@ class StudentProxy:
             reason, status = SIGNAL_REASONS.get(number, "signal"), _signal_name(number)
         else:
             reason, status = "exit", f"exit code {'?' if code is None else code}"
-        # The exit status is chosen by the student's code (it can encode hidden inputs), so it
-        # is shown on public tests only.
+        # The exit status, and even which way the process died, are the student's code's choice
+        # (they can encode hidden inputs, trial 62): a hidden test says only that it died.
         shown = [Message(f"fault.died_{reason}", {"function": function})]
         private = [Message("fault.died_detail", {"status": status})]
+        hidden = [Message("fault.died_hidden", {"function": function})]
         if reply.importing:
             crashed = Message("fault.import_crashed", {"module": self._file_name(module)})
             return self._broken(
                 module,
                 function,
                 lambda name: StudentCrashed(
-                    name, [crashed, Message(f"fault.died_{reason}", {"function": name})], private=private
+                    name,
+                    [crashed, Message(f"fault.died_{reason}", {"function": name})],
+                    private=private,
+                    hidden=[crashed, Message("fault.died_hidden", {"function": name})],
                 ),
             )
-        return StudentCrashed(function, shown, private=private)
+        return StudentCrashed(function, shown, private=private, hidden=hidden)
 
     def _broken(self, module: str, function: str, fault: Callable[[str], StudentFault]) -> StudentFault:
         """Keep ``module``'s import fault for the calls after this one; this call's fault."""

@@ -147,10 +147,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "fault.bad_result": {"function": "function"},
     "fault.bad_record": {"function": "function"},
     "fault.notebook_stopped": {},
-    **{
-        f"fault.died_{reason}": {"function": "function"}
-        for reason in ("cpu", "segv", "abort", "killed", "syscall", "file_size", "signal", "exit")
-    },
+    "fault.died_hidden": {"function": "function"},
     "check.not_array": {"what": "label", "type": "type"},
     "check.absent_package": {"what": "label"},
     "check.bad_kind_hidden": {"what": "label"},

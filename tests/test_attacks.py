@@ -180,10 +180,12 @@ ATTACKS = [
     # -- result channel: stdout, result files, exit status ---------------------------------------
     attack("rmsnorm_forged_stdout_summary.py", (1,), FAILED, WRONG),
     attack("rmsnorm_forged_score_files.py", (2,), FAILED, WRONG),
-    attack("rmsnorm_exit_at_import.py", (3,), CRASHED, {"fault.import_crashed", "fault.died_exit"}),
+    attack(
+        "rmsnorm_exit_at_import.py", (3,), CRASHED, {"fault.import_crashed", "fault.died_exit", "fault.died_hidden"}
+    ),
     attack("rmsnorm_sys_exit_in_function.py", (4,), ERROR, RAISED, exc_types={"SystemExit"}),
     attack("rmsnorm_raise_keyboardinterrupt.py", (4,), ERROR, RAISED, exc_types={"KeyboardInterrupt", "SystemExit"}),
-    attack("compare_os_exit_in_function.py", (4,), CRASHED, {"fault.died_exit"}),
+    attack("compare_os_exit_in_function.py", (4,), CRASHED, {"fault.died_exit", "fault.died_hidden"}),
     # -- harness hijack ----------------------------------------------------------------------------
     attack("rmsnorm_harness_files.toml", (5,), FAILED, WRONG),
     attack("rmsnorm_harness_monkeypatch.py", (5, 8, 15), FAILED, WRONG),
@@ -197,7 +199,9 @@ ATTACKS = [
     attack("rmsnorm_return_dict.py", (7,), FAILED, {"check.not_array", "check.tuple_of"} | MUTATED, suites=HIDDEN),
     attack("inspect_config_return_verdict.py", (7,), FAILED, {"check.keys", "check.assertion", "check.did_not_raise"}),
     attack("layernorm_patch_numpy.py", (8,), FAILED, WRONG),
-    attack("rmsnorm_patch_builtins.py", (8,), CRASHED, {"fault.import_crashed", "fault.died_exit"}),
+    attack(
+        "rmsnorm_patch_builtins.py", (8,), CRASHED, {"fault.import_crashed", "fault.died_exit", "fault.died_hidden"}
+    ),
     attack("rmsnorm_patch_pytest.py", (8,), FAILED, WRONG),
     attack("rmsnorm_always_equal.py", (9,), FAILED, NOT_ARRAY),
     attack("rmsnorm_always_equal.py", (9,), FAILED, {"check.not_array"} | MUTATED, suites=HIDDEN),
@@ -262,8 +266,8 @@ ATTACKS = [
     attack("inspect_config_print_flood.py", (30,), FAILED, WRONG_REPORT),
     attack("inspect_config_fd_flood.py", (30,), FAILED, WRONG_REPORT),
     attack("rmsnorm_disk_flood.py", (31,), FAILED, WRONG),
-    attack("compare_segfault.py", (32,), CRASHED, {"fault.died_segv"}),
-    attack("compare_deep_recursion.py", (32,), CRASHED, {"fault.died_segv"}),
+    attack("compare_segfault.py", (32,), CRASHED, {"fault.died_segv", "fault.died_hidden"}),
+    attack("compare_deep_recursion.py", (32,), CRASHED, {"fault.died_segv", "fault.died_hidden"}),
     attack("rmsnorm_kill_parent.py", (33,), ERROR, RAISED, exc_types={"PermissionError"}),
     attack("rmsnorm_subprocess.py", (27, 34), FAILED, WRONG),
     # Whichever limit is hit first: no memory to build or encode the answer, a frame over the cap, or
@@ -288,8 +292,15 @@ ATTACKS = [
         notes={"submission.directory_unreadable", "submission.module_missing"},
     ),
     # -- side channels -------------------------------------------------------------------------------
-    attack("compare_exit_code_channel.py", (37,), CRASHED, {"fault.died_exit"}, exit_code_channel=True),
-    attack("compare_exit_status_realtime_signal.py", (3, 4, 33), CRASHED, {"fault.died_signal", "fault.died_exit"}),
+    attack(
+        "compare_exit_code_channel.py", (37,), CRASHED, {"fault.died_exit", "fault.died_hidden"}, exit_code_channel=True
+    ),
+    attack(
+        "compare_exit_status_realtime_signal.py",
+        (3, 4, 33),
+        CRASHED,
+        {"fault.died_signal", "fault.died_exit", "fault.died_hidden"},
+    ),
     attack("rmsnorm_type_name_channel.py", (37,), FAILED, NOT_ARRAY | {"check.tuple_of"}),
     attack("rmsnorm_type_name_channel.py", (37,), FAILED, {"check.not_array"} | MUTATED, suites=HIDDEN),
     attack("inspect_config_value_echo_channel.py", (37,), FAILED, WRONG_REPORT),

@@ -1,10 +1,10 @@
 """Hidden feedback does not depend on which word the student's code chose (trial 62).
 
 A hostile rmsnorm picks an outcome from the hidden input's size: which built-in exception to
-raise, which of its own stubs to call, which dtype to return (never the expected one: whether
-it is right is the one thing every test must say). If the feedback named the choice, each
-hidden test would send a few bits of its input back to the student. Two submissions that
-differ only in how sizes map to choices must read the same on every hidden test.
+raise, which of its own stubs to call, how to die, which dtype to return (never the expected
+one: whether it is right is the one thing every test must say). If the feedback named the
+choice, each hidden test would send a few bits of its input back to the student. Two
+submissions that differ only in how sizes map to choices must read the same on every hidden test.
 """
 
 import pytest
@@ -26,6 +26,11 @@ CHANNELS = {
         "    def probes(C):\n        raise NotImplementedError\n"
         "    def quantize(w):\n        raise NotImplementedError\n"
         "    return [inspect_config, probes, quantize][(np.shape(x)[-1] + SHIFT) % 3](x)\n"
+    ),
+    "crash": (
+        "    import os\n"
+        "    ways = [lambda: os._exit(3), os.abort, lambda: os._exit(1)]\n"
+        "    ways[(np.shape(x)[-1] + SHIFT) % len(ways)]()\n"
     ),
     "dtype": (
         "    kinds = [np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32]\n"
