@@ -26,7 +26,7 @@ from grader.faults import StudentRaised
 from grader.messages import Message, listed, render_all
 from grader.sandbox.inside import callables
 from grader.sandbox.inside.wire import Unsupported, WireCallable, WireFile
-from grader.vocabulary import safe_type_name
+from grader.vocabulary import NEUTRAL_TYPE
 
 __all__ = [
     "TOLERANCES",
@@ -176,10 +176,12 @@ def _wrong_type(what: str, got: Any, message_id: str, **params: str) -> Mismatch
 
 
 def _describe_type(value: Any) -> str:
-    """The answer's type name; on a hidden test only from a fixed vocabulary, because a class
-    the student named could carry hidden inputs out through the feedback."""
-    name = value.type_name if isinstance(value, Unsupported) else type(value).__name__
-    return safe_type_name(name) if is_hidden() else name[:80]
+    """The answer's type name; on a hidden test none but None's: which type the student's code
+    returned is its choice, and could carry hidden inputs out through the feedback (trial 62).
+    None, a forgotten ``return``, keeps its name and its hint."""
+    if is_hidden():
+        return "NoneType" if value is None else NEUTRAL_TYPE
+    return (value.type_name if isinstance(value, Unsupported) else type(value).__name__)[:80]
 
 
 def _short(value: Any) -> str:

@@ -1,7 +1,7 @@
 """Hidden feedback does not depend on which word the student's code chose (trial 62).
 
 A hostile rmsnorm picks an outcome from the hidden input's size: which built-in exception to
-raise, which of its own stubs to call, how to die, which dtype to return (never the expected
+raise, which of its own stubs to call, how to die, which type or dtype to return (never the expected
 one: whether it is right is the one thing every test must say). If the feedback named the
 choice, each hidden test would send a few bits of its input back to the student. Two
 submissions that differ only in how sizes map to choices must read the same on every hidden test.
@@ -31,6 +31,10 @@ CHANNELS = {
         "    import os\n"
         "    ways = [lambda: os._exit(3), os.abort, lambda: os._exit(1)]\n"
         "    ways[(np.shape(x)[-1] + SHIFT) % len(ways)]()\n"
+    ),
+    "type": (
+        "    kinds = [list, tuple, dict, set, str, float, int, bool, complex, bytes]\n"
+        "    return kinds[(np.shape(x)[-1] + SHIFT) % len(kinds)]()\n"
     ),
     "dtype": (
         "    kinds = [np.uint8, np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32]\n"
