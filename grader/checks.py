@@ -36,10 +36,12 @@ __all__ = [
     "Sublayer",
     "Tolerance",
     "deferred",
+    "describe_type",
     "expect",
     "expect_array",
     "expect_attempt",
     "expect_called_once",
+    "expect_config_unchanged",
     "expect_keys",
     "expect_note",
     "expect_raises",
@@ -171,11 +173,11 @@ def _wrong_type(what: str, got: Any, message_id: str, **params: str) -> Mismatch
     where notebooks are graded says so, rather than naming the grader's own stand-in class."""
     if isinstance(got, Unsupported) and got.type_name == ABSENT_TYPE:
         return Mismatch([Message("check.absent_package", {"what": what})])
-    wrong = Message(message_id, {"what": what, **params, "type": _describe_type(got)})
+    wrong = Message(message_id, {"what": what, **params, "type": describe_type(got)})
     return Mismatch([wrong, Message("hint.returned_none")] if got is None else [wrong])
 
 
-def _describe_type(value: Any) -> str:
+def describe_type(value: Any) -> str:
     """The answer's type name; on a hidden test none but None's: which type the student's code
     returned is its choice, and could carry hidden inputs out through the feedback (trial 62).
     None, a forgotten ``return``, keeps its name and its hint."""

@@ -57,8 +57,11 @@ DTYPE_NAMES = frozenset(
     [f"float{n}" for n in (16, 32, 64, 128)]
     + [f"int{n}" for n in (8, 16, 32, 64)]
     + [f"uint{n}" for n in (8, 16, 32, 64)]
-    + ["bool", "complex", "object", "structured", "bytes", "str", "datetime", "timedelta", "other"]
 )
+"""Dtypes a hidden test may name: the one it expected (what the student returned is not named)."""
+RETURNED_TYPES = frozenset({"NoneType", NEUTRAL_TYPE})
+"""What a hidden test may call the type of an answer: which type the student's code returned is its
+choice (trial 62); None, a forgotten ``return``, is named for its hint."""
 VALUE_TYPES = frozenset({"bool", "int", "float", "str", "dict", "list"})
 ROLES = frozenset(
     {
@@ -117,6 +120,7 @@ KINDS: dict[str, Callable[[object], bool]] = {
     "module": _names([f"{m}.py" for m in (*MODULES, SINGLE_MODULE)]),
     "exception": _names(SHOWN_EXCEPTIONS | {NEUTRAL_EXCEPTION}),
     "type": _names(SAFE_TYPE_NAMES | {NEUTRAL_TYPE}),
+    "returned_type": _names(RETURNED_TYPES),
     "value_type": _names(VALUE_TYPES),
     "dtype": _names(DTYPE_NAMES),
     "role": _names(ROLES),
@@ -148,7 +152,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "fault.bad_record": {"function": "function"},
     "fault.notebook_stopped": {},
     "fault.died_hidden": {"function": "function"},
-    "check.not_array": {"what": "label", "type": "type"},
+    "check.not_array": {"what": "label", "type": "returned_type"},
     "check.absent_package": {"what": "label"},
     "check.bad_kind_hidden": {"what": "label"},
     "check.shape_fewer_axes": {"what": "label"},
@@ -157,7 +161,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "check.dtype_hidden": {"what": "label", "expected": "dtype"},
     "check.non_finite_hidden": {"what": "label"},
     "check.values_hidden": {"what": "label"},
-    "check.value_type": {"what": "label", "expected_type": "value_type", "type": "type"},
+    "check.value_type": {"what": "label", "expected_type": "value_type", "type": "returned_type"},
     "check.value_hidden": {"what": "label"},
     "check.note_length": {"what": "label", "limit": "our_number"},
     "check.note_sentences": {"what": "label"},
@@ -180,7 +184,7 @@ HIDDEN: dict[str, dict[str, str]] = {
     "check.unusable_answer": {"function": "function"},
     "check.failed_hidden": {},
     "check.withheld": {},
-    "check.probes_not_list": {"type": "type"},
+    "check.probes_not_list": {"type": "returned_type"},
     "check.probes_count": {"limit": "our_number"},
     "check.probe_form": {"width": "our_number", "rows": "our_number"},
     "check.porting_label": {},

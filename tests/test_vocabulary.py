@@ -60,6 +60,9 @@ def test_messages_that_echo_the_students_values_are_not_allowed_on_hidden_tests(
         Message("fault.raised", {"function": "rmsnorm", "exc_type": "ValueError"}),
         Message("fault.not_implemented_inside", {"function": "rmsnorm", "inner": "inspect_config"}),
         Message("check.dtype", {"what": "dx", "actual": "uint8", "expected": "float64"}),
+        Message("check.not_array", {"what": "rmsnorm(x, gamma, eps)", "type": "list"}),  # a type it chose
+        Message("check.probes_not_list", {"type": "dict"}),
+        Message("check.bad_kind_hidden", {"what": "rmsnorm(x, gamma, eps)", "dtype": "complex"}),
         Message("fault.missing", {"function": "not_ours", "module": "rmsnorm.py"}),
         Message("hint.eps_outside_sqrt", {"extra": 1}),
         Message("report.printed", {"output": "LEAK"}),

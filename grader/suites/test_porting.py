@@ -11,11 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grader.checks import Mismatch, expect_value
+from grader.checks import Mismatch, describe_type, expect_value
 from grader.messages import Message
 from grader.proxy import StudentProxy
 from grader.reference import Reference
-from grader.vocabulary import safe_type_name
 
 WIDTH, MAX_PROBES, MAX_ROWS = 16, 16, 64
 LABELS = ("norm_type", "eps", "placement", "offset_gain", "missing_final_norm", "residual_on_normalized", "match")
@@ -71,7 +70,7 @@ def draw(rng: np.random.Generator, setup: Setup) -> dict[str, Any]:
 def usable_probes(answer: Any) -> list[np.ndarray]:
     """The student's probes as trusted float64 copies; anything else is a scored failure."""
     if not isinstance(answer, (list, tuple)):
-        raise Mismatch([Message("check.probes_not_list", {"type": safe_type_name(type(answer).__name__)})])
+        raise Mismatch([Message("check.probes_not_list", {"type": describe_type(answer)})])
     if not 1 <= len(answer) <= MAX_PROBES:
         raise Mismatch([Message("check.probes_count", {"limit": MAX_PROBES})])
     form = Message("check.probe_form", {"width": WIDTH, "rows": MAX_ROWS})
