@@ -41,15 +41,20 @@ def downloaded(tmp_path_factory):
     nb["cells"].insert(0, header)
     nb["metadata"] = {**nb.get("metadata", {}), **PYTHON}
     (base / "lab.ipynb").write_text(json.dumps(nb))
+    return base, _nbconvert_script(base / "lab.ipynb").read_text()
+
+
+def _nbconvert_script(notebook):
+    """``jupyter nbconvert --to script`` of ``notebook``: the .py beside it."""
     out = subprocess.run(
-        [BIN / "jupyter", "nbconvert", "--to", "script", "--output", "lab", "lab.ipynb"],
-        cwd=base,
+        [BIN / "jupyter", "nbconvert", "--to", "script", "--output", notebook.stem, notebook.name],
+        cwd=notebook.parent,
         capture_output=True,
         text=True,
     )
     assert out.returncode == 0, out.stderr
-    made = next(p for p in (base / "lab.py", base / "lab.txt") if p.exists())
-    return base, made.read_text()
+    made = next(p for p in (notebook.with_suffix(".py"), notebook.with_suffix(".txt")) if p.exists())
+    return made.rename(notebook.with_suffix(".py"))
 
 
 def test_a_notebook_downloaded_as_py_is_graded_as_the_notebook(downloaded):
@@ -176,25 +181,69 @@ def test_a_magic_whose_own_text_misleads_the_tokenizer_is_still_dropped():
     assert module is not None and "%" not in module
 
 
-def test_functions_defined_only_inside_a_cell_magic_of_a_download_are_named(tmp_path):
-    """Trial 60: a notebook whose rmsnorm cell starts with %%time scored 0 for rmsnorm once
-    downloaded as .py ("rmsnorm is not defined"): Colab's download (and older nbconvert) writes
-    each cell as IPython transforms it, a cell magic as a get_ipython().run_cell_magic(...) call,
-    which only a notebook runs. A note names the lab's functions defined only there, and what to
-    do. (Today's nbconvert keeps the %%time line itself, which the grader leaves out.)"""
+def _as_colab_downloads(cells: list[str]) -> str:
+    """Code cells as Colab's "Download .py" (and nbconvert before 7) write them: each as
+    IPython transforms it, a cell magic as one get_ipython().run_cell_magic(...) line."""
     from IPython.core.inputtransformer2 import TransformerManager
 
+    return "\n\n".join(TransformerManager().transform_cell(cell) for cell in cells)
+
+
+def test_a_notebook_with_time_cells_downloaded_as_colab_does_is_graded_as_the_notebook(tmp_path):
+    """Trial 60: a correct notebook whose solution cells start with %%time scored 0 for those
+    functions once downloaded from Colab ("rmsnorm is not defined"): the download holds each
+    such cell as one get_ipython().run_cell_magic('time', '', '<cell>') line, which the grader
+    dropped. Jupyter runs the cell; the download must grade as the notebook does. One cell also
+    installs with !pip inside its %%time, one is a %%capture."""
+    nb = filled(make_course(tmp_path))
+    magics = iter(["%%time\n!pip install -q numpy\n", "%%capture out\n"])
+    for cell in nb["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        if cell["cell_type"] == "code" and meta.get("solution") and "def " in "".join(cell["source"]):
+            cell["source"] = next(magics, "%%time\n") + "".join(cell["source"])
+    nb["metadata"] = {**nb.get("metadata", {}), **PYTHON}
+    (tmp_path / "lab.ipynb").write_text(json.dumps(nb))
+    colab = json.loads(json.dumps(nb))
+    for cell in colab["cells"]:
+        if cell["cell_type"] == "code":
+            cell["source"] = _as_colab_downloads(["".join(cell["source"])])
+    (tmp_path / "colab.ipynb").write_text(json.dumps(colab))
+    download = _nbconvert_script(tmp_path / "colab.ipynb")
+    assert download.read_text().count("get_ipython().run_cell_magic('time', ''") > 5
+    notebook, module = _grade(tmp_path / "lab.ipynb"), _grade(download)
+    assert notebook["score"] > 250 and module == notebook
+
+
+def test_an_error_inside_a_downloaded_time_cell_names_its_line_of_the_file(tmp_path):
+    """The body of a %%time cell runs on the download's one line that holds it: a traceback
+    names that line of the student's file and shows it as the file has it."""
+    cells = [
+        "import numpy as np",
+        "%%time\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x / undefined_name\n",
+    ]
+    (tmp_path / "lab.py").write_text(_as_colab_downloads(cells))
+    out = subprocess.run(
+        [sys.executable, "-m", "grader", "check", str(tmp_path / "lab.py")], capture_output=True, text=True, timeout=600
+    )
+    assert 'File "lab.py", line 4, in rmsnorm' in out.stdout, out.stdout
+    assert "get_ipython().run_cell_magic('time', '', 'def rmsnorm" in out.stdout
+    assert "NameError" in out.stdout and "inside.cells" not in out.stdout
+
+
+def test_functions_defined_only_inside_a_cell_magic_that_jupyter_does_not_run_are_named(tmp_path):
+    """The body of %%time, %%capture and %%prun runs (above); what a %%timeit or %%writefile
+    cell defines is not defined in Jupyter either: a note names the lab's functions left out."""
     from grader.submission import prepare
 
     cells = [
         "import numpy as np",
-        "%%time\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x\n\ndef my_helper():\n    pass\n",
-        "%%capture\ndef layernorm(x, gamma, beta, eps=1e-5):\n    return x\n",
+        "%%time\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x\n",
+        "%%timeit\ndef layernorm(x, gamma, beta, eps=1e-5):\n    return x\n\ndef my_helper():\n    pass\n",
+        "%%writefile helper.py\ndef block(x, sublayer_fn, gamma, eps=1e-6):\n    return x\n",
     ]
-    download = "\n\n".join(TransformerManager().transform_cell(cell) for cell in cells)
-    assert "get_ipython().run_cell_magic('time', ''," in download  # as IPython, and Colab, write it
+    download = _as_colab_downloads(cells)
     (tmp_path / "lab.py").write_text(download)
-    assert script.cell_magic_functions(download.encode()) == ["rmsnorm", "my_helper", "layernorm"]
+    assert script.cell_magic_functions(download.encode()) == ["layernorm", "my_helper", "block"]
     notes = prepare(tmp_path / "lab.py").notes
     said = [n for n in notes if n.id == "submission.script_cell_magic"]
-    assert said and said[0].params["functions"] == "rmsnorm, layernorm", notes  # the lab's names only
+    assert said and said[0].params["functions"] == "layernorm, block", notes  # the lab's names only

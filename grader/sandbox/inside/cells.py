@@ -255,6 +255,45 @@ def _ipython_standin(shell: Shell) -> None:
     sys.modules["IPython"], sys.modules["IPython.display"] = package, shown
 
 
+DOWNLOAD_SHELL = "__import__('inside.cells').cells.downloaded_shell(globals())"
+"""What ``grader/script.py`` writes in place of ``get_ipython()`` (see :class:`DownloadShell`)."""
+
+
+class DownloadShell(Shell):
+    """``get_ipython()`` for one ``%%time``, ``%%capture`` or ``%%prun`` cell of a notebook
+    downloaded as ``.py``. Colab's download writes such a cell as one line,
+    ``get_ipython().run_cell_magic('time', '', '<the cell>')``; ``grader/script.py`` writes
+    :data:`DOWNLOAD_SHELL` in place of ``get_ipython()`` there, so the body runs in the module's
+    namespace as the kernel ran it (the functions it defines exist). Every statement of the body
+    is placed on that one line, the line of the student's file that holds the cell, and a
+    traceback shows that line as the file has it."""
+
+    def __init__(self, namespace: dict[str, Any], filename: str, line: int) -> None:
+        super().__init__(namespace)
+        self.filename, self.line = filename, line
+        lines = list(linecache.getlines(filename))
+        if 0 < line <= len(lines) and lines[line - 1].startswith(DOWNLOAD_SHELL):
+            lines[line - 1] = "get_ipython()" + lines[line - 1][len(DOWNLOAD_SHELL) :]
+            # No modification time: linecache then never reloads the prepared file over it.
+            linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)
+        self.width = len(lines[line - 1].rstrip().encode()) if 0 < line <= len(lines) else 0
+
+    def compile(self, source: str | ast.Module, filename: str) -> types.CodeType:
+        tree = ast.parse(source) if isinstance(source, str) else source
+        for node in ast.walk(tree):
+            if "lineno" in node._attributes:
+                node.lineno = node.end_lineno = self.line  # type: ignore[attr-defined]
+                # The whole line: a traceback then draws no carets under part of it.
+                node.col_offset, node.end_col_offset = 0, self.width  # type: ignore[attr-defined]
+        return super().compile(tree, filename)
+
+
+def downloaded_shell(namespace: dict[str, Any]) -> DownloadShell:
+    """The shell for the cell magic on the caller's line (see :class:`DownloadShell`)."""
+    caller = sys._getframe(1)
+    return DownloadShell(namespace, caller.f_code.co_filename, caller.f_lineno)
+
+
 def notebook_module(name: str) -> types.ModuleType:
     """The namespace cells run in: ``__name__`` is ``"__main__"``, as in a kernel, so a cell's
     ``if __name__ == "__main__":`` block runs; ``get_ipython()`` answers magics and ``display``
