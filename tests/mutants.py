@@ -317,6 +317,14 @@ MUTANTS = [
     ),
     # config inspection
     ("config_eps_key_ignored", "inspect_config", 'eps_key = family["eps_key"]', 'eps_key = "rms_norm_eps"', None),
+    # Trial 63: a present eps of 0 read as missing (truthiness for presence)
+    (
+        "ic_zero_eps_taken_for_missing",
+        "inspect_config",
+        "if eps_key is not None and cfg.get(eps_key) is not None:",
+        "if eps_key is not None and cfg.get(eps_key):",
+        None,
+    ),
     (
         "config_bert_as_prenorm",
         "inspect_config",

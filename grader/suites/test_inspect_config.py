@@ -645,9 +645,11 @@ def test_bank_norm_counts(student: StudentProxy, reference: Reference) -> None:
 
 @pytest.mark.points(1)
 def test_eps_comes_from_the_family_key(student: StudentProxy, reference: Reference) -> None:
-    """eps is read from the key each family uses, including when it differs from the default."""
+    """eps is read from the key each family uses, including when it differs from the default
+    (and when it is 0: a key that is there is read, whatever its value)."""
     # mistake: the family's eps key ignored, e.g. always reading rms_norm_eps, or returning
-    # RobertaConfig's 1e-12 default although roberta-base sets layer_norm_eps
+    # RobertaConfig's 1e-12 default although roberta-base sets layer_norm_eps; or a present
+    # key taken for a missing one when its value is false (`cfg.get(key) or default`)
     configs = (
         ROBERTA_BASE,
         GPTJ_6B,
@@ -655,6 +657,7 @@ def test_eps_comes_from_the_family_key(student: StudentProxy, reference: Referen
         bank("t5-base.json"),
         with_values(bank("llama-2-7b.json"), rms_norm_eps=1e-04),
         with_values(bank("gpt2.json"), layer_norm_epsilon=1e-06),
+        with_values(bank("llama-2-7b.json"), rms_norm_eps=0.0),
     )
     for config in configs:
         expect_fields(report_of(student, config), reference.inspect_config(config), ("eps", "eps_source"))
