@@ -40,6 +40,8 @@ SUFFIXES = {".py": MAX_MODULE_BYTES, ".ipynb": MAX_NOTEBOOK_BYTES}
 """What a one-file submission may be, and how large."""
 ARCHIVES = {".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar"}
 """Hand-ins normlab does not open: said, never graded or dropped in silence."""
+MODULE_FILES = tuple(f"{module}.py" for module in MODULES)
+"""What a student's folder of modules holds at its top."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +100,7 @@ class FolderClass:
     def _submitted(self, student: str, name: str, kind: str) -> Submitted | Refused:
         try:
             if kind == "dir":
-                inside = files.entries(self.root, name)  # listed once: a folder may be large
-                if not any(f"{m}.py" in inside for m in MODULES):
+                if not files.entries(self.root, name, names=MODULE_FILES):
                     return self._found_inside(student, name)
             return Submitted(student, self.root / name, self._key(name, kind))
         except files.Unreadable as exc:
@@ -125,7 +126,7 @@ class FolderClass:
         answers file (a changed answer is graded again, as a changed module is)."""
         if kind == "file":
             return key_of(name.encode(), files.read(self.root, name, SUFFIXES[Path(name).suffix]))
-        inside = files.entries(self.root, name)
+        inside = files.entries(self.root, name, names=(*MODULE_FILES, ANSWERS_FILE))
         parts = [
             part
             for module in MODULES
