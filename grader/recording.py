@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -43,15 +43,19 @@ class Recorder:
         skip: Iterable[str] = (),
         **kwargs: Any,
     ) -> Any:
-        from grader.suites._mistakes import CANDIDATES  # the mistakes stay out of students' copies
+        from grader.suites._mistakes import CANDIDATES, WITH_REFERENCE  # the mistakes stay out of students' copies
 
         del what, names, rel  # how the answer is judged is the student side's business
         answer = function(*args, **kwargs)
         name = function.__name__
         kept = {k: v for k, v in answer.items() if k not in set(skip)} if isinstance(answer, dict) else answer
-        mistakes = CANDIDATES.get(name)
         convert = self.reference.converted
-        hints = [] if mistakes is None else mistakes(*convert(list(args)), **convert(kwargs))
+        own_args, own_kwargs = convert(list(args)), convert(kwargs)
+        hints: Sequence[tuple[Any, str]] = []
+        if name in CANDIDATES:
+            hints = CANDIDATES[name](*own_args, **own_kwargs)
+        elif name in WITH_REFERENCE:
+            hints = WITH_REFERENCE[name](self.reference, *own_args, **own_kwargs)
         self.answers[public.key(name, args, kwargs)] = {
             "function": name,
             "answer": public.encode(kept),  # a skipped part (inspect_config's note) is no one's to copy

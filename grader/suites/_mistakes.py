@@ -374,6 +374,50 @@ def _layernorm_backward_hints(
     ]
 
 
+# --- the stacks ------------------------------------------------------------------------------
+
+
+def postnorm_with_final(reference: Any, x: np.ndarray, params: dict[str, np.ndarray], eps: float) -> np.ndarray:
+    return rms(reference.stack_forward_postnorm(x, params, eps=eps), params["final_gamma"], eps)
+
+
+def sublayer_steps(reference: Any, x: np.ndarray, params: dict[str, np.ndarray], eps: float, placement: str) -> Any:
+    """Each sublayer in order, as (the stream it reads from, its update, their sum), computed with
+    the reference stubs: the raw material for the hints below."""
+    steps, stream = [], x
+    for layer in range(params["w_o"].shape[0]):
+        for kind in ("attn", "ffn"):
+            gamma = params[f"{kind}_gamma"][layer]
+            read = rms(stream, gamma, eps) if placement == "pre" else stream
+            if kind == "attn":
+                update = reference.attention_stub(read, params["w_o"][layer])
+            else:
+                update = reference.ffn_stub(
+                    read, params["w_gate"][layer], params["w_up"][layer], params["w_down"][layer]
+                )
+            total = stream + update
+            steps.append((stream, update, total))
+            stream = total if placement == "pre" else rms(total, gamma, eps)
+    return steps
+
+
+def without_final(reference: Any, x: np.ndarray, params: dict[str, np.ndarray], eps: float) -> np.ndarray:
+    """The pre-norm stack's output without its final norm."""
+    steps = sublayer_steps(reference, x, params, eps, "pre")
+    return steps[-1][2] if steps else x
+
+
+@deferred
+def stack_forward_hints(
+    reference: Any, x: np.ndarray, params: dict[str, np.ndarray], eps: float
+) -> list[tuple[np.ndarray, str]]:
+    return [
+        (reference.stack_forward_postnorm(x, params, eps=eps), "hint.stack_postnorm_instead"),
+        (postnorm_with_final(reference, x, params, eps), "hint.stack_postnorm_instead"),
+        (without_final(reference, x, params, eps), "hint.missing_final_norm"),
+    ]
+
+
 CANDIDATES: dict[str, Callable[..., Sequence[tuple[Any, str]]]] = {
     "rmsnorm": lambda x, gamma, eps=1e-6: rmsnorm_hints(x, gamma, eps),
     "rmsnorm_backward": lambda dout, x, gamma, eps=1e-6: _backward_hints(rms_backward_no_correction)(
@@ -398,3 +442,8 @@ CANDIDATES: dict[str, Callable[..., Sequence[tuple[Any, str]]]] = {
     "quantize": quantize_variants,
 }
 """Function name -> the answers of its common mistakes on one call's arguments."""
+
+WITH_REFERENCE: dict[str, Callable[..., Sequence[tuple[Any, str]]]] = {
+    "stack_forward": lambda reference, x, params, eps=1e-6: stack_forward_hints(reference, x, params, eps),
+}
+"""The same, for mistakes computed with the reference's own functions (``reference`` first)."""

@@ -38,10 +38,6 @@ def _params(
     return params
 
 
-def _postnorm_with_final(reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float) -> np.ndarray:
-    return m.rms(reference.stack_forward_postnorm(x, params, eps=eps), params["final_gamma"], eps)
-
-
 # --- the two stubs ---------------------------------------------------------------------------
 
 
@@ -126,45 +122,6 @@ def test_token_norm(student: StudentProxy, reference: Reference, rng: np.random.
 # --- the stacks --------------------------------------------------------------------------------
 
 
-@deferred
-def _forward_hints(
-    reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float
-) -> list[tuple[np.ndarray, str]]:
-    return [
-        (reference.stack_forward_postnorm(x, params, eps=eps), "hint.stack_postnorm_instead"),
-        (_postnorm_with_final(reference, x, params, eps), "hint.stack_postnorm_instead"),
-        (_without_final(reference, x, params, eps), "hint.missing_final_norm"),
-    ]
-
-
-def _sublayer_steps(
-    reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float, placement: str
-) -> Any:
-    """Each sublayer in order, as (the stream it reads from, its update, their sum), computed with
-    the reference stubs: the raw material for the hints below."""
-    steps, stream = [], x
-    for layer in range(params["w_o"].shape[0]):
-        for kind in ("attn", "ffn"):
-            gamma = params[f"{kind}_gamma"][layer]
-            read = m.rms(stream, gamma, eps) if placement == "pre" else stream
-            if kind == "attn":
-                update = reference.attention_stub(read, params["w_o"][layer])
-            else:
-                update = reference.ffn_stub(
-                    read, params["w_gate"][layer], params["w_up"][layer], params["w_down"][layer]
-                )
-            total = stream + update
-            steps.append((stream, update, total))
-            stream = total if placement == "pre" else m.rms(total, gamma, eps)
-    return steps
-
-
-def _without_final(reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float) -> np.ndarray:
-    """The pre-norm stack's output without its final norm."""
-    steps = _sublayer_steps(reference, x, params, eps, "pre")
-    return steps[-1][2] if steps else x
-
-
 def _check_forward(
     student: StudentProxy,
     reference: Reference,
@@ -188,7 +145,7 @@ def test_stack_forward_prenorm_with_final_norm(
 ) -> None:
     """The pre-norm stack, at the lab's default depth, on a sequence, ending with the final RMSNorm."""
     params, x = _params(reference, rng), rng.standard_normal((5, 12)) * 2.0
-    _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
+    _check_forward(student, reference, x, params, EPS, m.stack_forward_hints(reference, x, params, EPS))
 
 
 @pytest.mark.points(2)
@@ -198,7 +155,7 @@ def test_stack_forward_batch_and_depth(student: StudentProxy, reference: Referen
     # mistake: an answer kept in a global, keyed by the shapes, returned for the next input (trial 63)
     params = _params(reference, rng, n_layers=3, C=8)
     for x in (rng.standard_normal((2, 4, 8)), rng.standard_normal((2, 4, 8))):
-        _check_forward(student, reference, x, params, EPS, _forward_hints(reference, x, params, EPS))
+        _check_forward(student, reference, x, params, EPS, m.stack_forward_hints(reference, x, params, EPS))
 
 
 @pytest.mark.points(1)
@@ -219,7 +176,7 @@ def test_stack_forward_postnorm(student: StudentProxy, reference: Reference, rng
         what="stack_forward_postnorm(x, params, eps)",
         tol=TOL,
         hints=[
-            (_postnorm_with_final(reference, x, params, EPS), "hint.extra_final_norm"),
+            (m.postnorm_with_final(reference, x, params, EPS), "hint.extra_final_norm"),
             (reference.stack_forward(x, params, eps=EPS), "hint.prenorm_instead_of_postnorm"),
         ],
     )
@@ -285,7 +242,7 @@ def _trace_hints(
     reference: Reference, x: np.ndarray, params: dict[str, np.ndarray], eps: float, placement: str
 ) -> list[tuple[Any, str]]:
     """The trace a student would get with each wrong way of reducing the norms."""
-    steps = _sublayer_steps(reference, x, params, eps, placement)
+    steps = m.sublayer_steps(reference, x, params, eps, placement)
     variants = [[m.token_norm_variants(a) for a in step] for step in steps]  # per step, per array
     return [
         (np.array([[norms[index][0] for norms in row] for row in variants]), m.token_norm_variants(x)[index][1])
@@ -417,7 +374,7 @@ def test_stack_forward_leaves_its_inputs_unchanged(
     got = student.stack_forward(x, params, eps=EPS)
     changed = student.recorded().mutated
     want = reference.stack_forward(x, params, eps=EPS)
-    hints = _forward_hints(reference, x, params, EPS)
+    hints = m.stack_forward_hints(reference, x, params, EPS)
     expect_attempt(got, want, what="stack_forward(x, params, eps)", tol=TOL, hints=hints)
     expect_untouched(changed, function="stack_forward")
 
