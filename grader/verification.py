@@ -495,20 +495,26 @@ def _headings() -> dict[str, str]:
     return load_bank().by_heading()
 
 
+def _answers_variable(target: ast.expr) -> str | None:
+    """The ``answers_<id>`` an assignment's target is, or sets a part of (any key)."""
+    base = target.value if isinstance(target, ast.Subscript) else target
+    return base.id if isinstance(base, ast.Name) and base.id.startswith(NOTEBOOK_PREFIX) else None
+
+
 def _in_a_block(tree: ast.Module | None, cell: int) -> Message | None:
-    """A note when ``answers_<id>`` is assigned inside a block (``if``, ``try``, a loop, a
-    function): answers are read from a cell's top level only, and such a one would be lost
-    without a word."""
+    """A note when ``answers_<id>`` (or one of its parts, ``answers_q3["c"]``) is assigned
+    inside a block (``if``, ``try``, a loop, a function): answers are read from a cell's top
+    level only, and such a one would be lost without a word (trial 65: a part set in a loop)."""
     if tree is None:
         return None
     top = set(map(id, tree.body))
     names = sorted(
         {
-            target.id
+            name
             for node in ast.walk(tree)
-            if isinstance(node, ast.Assign | ast.AnnAssign) and id(node) not in top
+            if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign) and id(node) not in top
             for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-            if isinstance(target, ast.Name) and target.id.startswith(NOTEBOOK_PREFIX)
+            if (name := _answers_variable(target)) is not None
         }
     )
     return Message("question.answers_in_block", {"cell": cell, "names": ", ".join(names[:9])}) if names else None

@@ -570,6 +570,22 @@ def test_an_annotated_answer_inside_a_block_is_said_not_lost_in_silence():
     assert note is not None and "answers_q1" in note.params["names"]
 
 
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "answers_q3 = {}\nif True:\n    answers_q3['c'] = 'b'\n",
+        "answers_q4 = {}\nfor k in ['a']:\n    answers_q4[k] = 'b'\n",
+        "answers_q4 = {'b': 1}\ntry:\n    answers_q4['b'] += 127\nexcept Exception:\n    pass\n",
+    ],
+)
+def test_a_part_set_inside_a_block_is_said_not_lost_in_silence(cell):
+    """Trial 65: a part set inside `if`, a loop or `try` was reported "not answered yet" with no
+    note, while a whole dict set there got one."""
+    answers = verification.from_notebook(_notebook(cell))
+    assert [n.id for n in answers.notes] == ["question.answers_in_block"], answers.notes
+    assert answers.notes[0].params["names"] in ("answers_q3", "answers_q4")
+
+
 def test_a_part_changed_by_code_in_place_is_said_computed_not_blank():
     cells = ("answers_q2 = {'a': [], 'b': 64}\n", "answers_q2['a'] += ['a', 'c']\n")
     answers = verification.from_notebook(_notebook(*cells))
