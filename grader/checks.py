@@ -174,7 +174,11 @@ def _wrong_type(what: str, got: Any, message_id: str, **params: str) -> Mismatch
     if isinstance(got, Unsupported) and got.type_name == ABSENT_TYPE:
         return Mismatch([Message("check.absent_package", {"what": what})])
     wrong = Message(message_id, {"what": what, **params, "type": describe_type(got)})
-    return Mismatch([wrong, Message("hint.returned_none")] if got is None else [wrong])
+    if got is not None:
+        return Mismatch([wrong])
+    # A value inside the answer (report["eps_source"], a tuple's part) is None while the function
+    # did return: "no return statement?" would send the student after the wrong bug (trial 65).
+    return Mismatch([wrong, Message("hint.part_none" if what.endswith("]") else "hint.returned_none")])
 
 
 def describe_type(value: Any) -> str:

@@ -641,3 +641,18 @@ def test_a_function_that_swallows_the_interrupt_still_times_out(tmp_path):
     assert result.status is Status.TIMEOUT
     assert "fault.timeout" in {m.id for m in result.messages}
     assert "fault.timeout_where" not in {m.id for m in result.messages}
+
+
+def test_a_none_inside_a_returned_report_is_not_taken_for_a_forgotten_return(tmp_path):
+    """Trial 65: a report whose eps_source was None was told "does the function end without a
+    return statement?" although the function had returned its report."""
+    sub = patched(
+        tmp_path / "sub",
+        "inspect_config",
+        "eps, eps_source = float(cfg[eps_key]), eps_key",
+        "eps, eps_source = float(cfg[eps_key]), None",
+    )
+    report = grade(sub, Options(suites=("public", "hidden")))
+    lost = [r for r in failing(report) if r.name.startswith("inspect_config/")]
+    shown = [m.id for r in lost for m in r.messages]
+    assert "hint.part_none" in shown and "hint.returned_none" not in shown, shown
