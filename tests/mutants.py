@@ -317,6 +317,25 @@ MUTANTS = [
     ),
     # config inspection
     ("config_eps_key_ignored", "inspect_config", 'eps_key = family["eps_key"]', 'eps_key = "rms_norm_eps"', None),
+    # Trial 65: the post-norm trace's sublayer reading the normalized stream, and its sum
+    # recorded after the norm (a hint the lab page promised and no test gave)
+    (
+        "trace_post_reads_normalized",
+        "stack",
+        'sublayer(rmsnorm(x, gain, eps) if placement == "pre" else x)',
+        "sublayer(rmsnorm(x, gain, eps))",
+        "hint.trace_post_update_normalized",
+    ),
+    (
+        "trace_post_sum_after_norm",
+        "stack",
+        "rows.append([token_norm(x), token_norm(update), token_norm(total)])\n"
+        '            x = total if placement == "pre" else rmsnorm(total, gain, eps)',
+        'x_next = total if placement == "pre" else rmsnorm(total, gain, eps)\n'
+        "            rows.append([token_norm(x), token_norm(update), token_norm(total if placement == 'pre' else x_next)])\n"
+        "            x = x_next",
+        "hint.trace_post_update_normalized",
+    ),
     # Trial 63: a present eps of 0 read as missing (truthiness for presence)
     (
         "ic_zero_eps_taken_for_missing",

@@ -381,14 +381,23 @@ def postnorm_with_final(reference: Any, x: np.ndarray, params: dict[str, np.ndar
     return rms(reference.stack_forward_postnorm(x, params, eps=eps), params["final_gamma"], eps)
 
 
-def sublayer_steps(reference: Any, x: np.ndarray, params: dict[str, np.ndarray], eps: float, placement: str) -> Any:
+def sublayer_steps(
+    reference: Any,
+    x: np.ndarray,
+    params: dict[str, np.ndarray],
+    eps: float,
+    placement: str,
+    reads_normalized: bool | None = None,
+) -> Any:
     """Each sublayer in order, as (the stream it reads from, its update, their sum), computed with
-    the reference stubs: the raw material for the hints below."""
+    the reference stubs: the raw material for the hints below. ``reads_normalized`` (default:
+    pre-norm) says whether a sublayer reads the normalized stream."""
     steps, stream = [], x
+    normalized = placement == "pre" if reads_normalized is None else reads_normalized
     for layer in range(params["w_o"].shape[0]):
         for kind in ("attn", "ffn"):
             gamma = params[f"{kind}_gamma"][layer]
-            read = rms(stream, gamma, eps) if placement == "pre" else stream
+            read = rms(stream, gamma, eps) if normalized else stream
             if kind == "attn":
                 update = reference.attention_stub(read, params["w_o"][layer])
             else:
@@ -405,6 +414,25 @@ def without_final(reference: Any, x: np.ndarray, params: dict[str, np.ndarray], 
     """The pre-norm stack's output without its final norm."""
     steps = sublayer_steps(reference, x, params, eps, "pre")
     return steps[-1][2] if steps else x
+
+
+def _token_norm(v: np.ndarray) -> float:
+    return float(np.mean(np.linalg.norm(np.asarray(v, np.float64), axis=-1)))
+
+
+def post_trace_variants(
+    reference: Any, x: np.ndarray, params: dict[str, np.ndarray], eps: float
+) -> list[tuple[np.ndarray, str]]:
+    """The post-norm trace with a sublayer that reads the normalized stream, and with each sum
+    recorded after its norm (the next sublayer's stream) rather than before."""
+    reading = sublayer_steps(reference, x, params, eps, "post", reads_normalized=True)
+    steps = sublayer_steps(reference, x, params, eps, "post")
+    after = [s[0] for s in steps[1:]] + [rms(steps[-1][2], params["ffn_gamma"][-1], eps)] if steps else []
+    recorded_after = [(stream, update, normed) for (stream, update, _), normed in zip(steps, after, strict=True)]
+    return [
+        (np.array([[_token_norm(a) for a in step] for step in variant]), "hint.trace_post_update_normalized")
+        for variant in (reading, recorded_after)
+    ]
 
 
 @deferred

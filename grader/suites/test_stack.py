@@ -244,10 +244,11 @@ def _trace_hints(
     """The trace a student would get with each wrong way of reducing the norms."""
     steps = m.sublayer_steps(reference, x, params, eps, placement)
     variants = [[m.token_norm_variants(a) for a in step] for step in steps]  # per step, per array
-    return [
+    wrong_norms = [
         (np.array([[norms[index][0] for norms in row] for row in variants]), m.token_norm_variants(x)[index][1])
         for index in range(len(m.token_norm_variants(x)))
     ]
+    return wrong_norms + (m.post_trace_variants(reference, x, params, eps) if placement == "post" else [])
 
 
 def _check_trace(
