@@ -68,6 +68,8 @@ class StudentRaised(StudentFault):
                 private = [Message("fault.traceback", {"traceback": traceback})]
             else:
                 private = [Message("fault.exception_text", {"text": f"{exc_type}: {message[:500]}"})]
+            if builtin_type == "ValueError" and "could not be broadcast together" in message:
+                private.append(Message("hint.broadcast_lost_axis"))  # numpy's text: on public tests only
         super().__init__(function, shown, private=private, hidden=hidden)
 
 

@@ -656,3 +656,27 @@ def test_a_none_inside_a_returned_report_is_not_taken_for_a_forgotten_return(tmp
     lost = [r for r in failing(report) if r.name.startswith("inspect_config/")]
     shown = [m.id for r in lost for m in r.messages]
     assert "hint.part_none" in shown and "hint.returned_none" not in shown, shown
+
+
+def test_a_reduction_without_keepdims_that_breaks_broadcasting_is_hinted(tmp_path):
+    """Trial 65: rmsnorm's mean without keepdims=True raised numpy's "operands could not be
+    broadcast together" with no word on the classic cause. The hint is public-only: it reads the
+    exception's text, which a hidden test never shows."""
+    sub = patched(
+        tmp_path / "sub",
+        "rmsnorm",
+        "    ms = np.mean(xf * xf, axis=-1, keepdims=True)  # (..., 1)",
+        "    ms = np.mean(xf * xf, axis=-1)",
+    )
+    report = grade(sub, Options(suites=("public", "hidden")))
+
+    def ids(result):
+        return {m.id for m in result.messages}
+
+    def broadcast_error(result):
+        return any("could not be broadcast" in str(m.params) for m in result.messages)
+
+    public = [r for r in failing(report) if r.visibility is Visibility.PUBLIC and broadcast_error(r)]
+    assert public and all("hint.broadcast_lost_axis" in ids(r) for r in public), public
+    hidden = [r for r in failing(report) if r.visibility is Visibility.HIDDEN]
+    assert hidden and not any("hint.broadcast_lost_axis" in ids(r) for r in hidden)
