@@ -135,8 +135,16 @@ def judge(got: Any, want: Any, how: Judgement) -> None:
             judge(got[index], part, how.part(label, index))
     elif isinstance(want, dict):
         checks.expect_keys(got, want, what=how.what)
+        # Every wrong entry at once: one at a time, a student fixed op_counts in as many runs
+        # as it had wrong counts (trial 65).
+        wrong: list[Message] = []
         for name, value in want.items():
-            judge(got[name], value, how.part(f'{how.what}["{name}"]'))
+            try:
+                judge(got[name], value, how.part(f'{how.what}["{name}"]'))
+            except checks.Mismatch as mismatch:
+                wrong += [m for m in mismatch.messages if m not in wrong]
+        if wrong:
+            raise checks.Mismatch(wrong)
     elif isinstance(want, float) and abs(want) < ABOUT_ZERO:
         real = isinstance(got, (int, float, np.integer, np.floating)) and not isinstance(got, (bool, np.bool_))
         checks.expect(real and abs(float(got)) < ABOUT_ZERO, "check.about_zero", what=how.what)

@@ -680,3 +680,20 @@ def test_a_reduction_without_keepdims_that_breaks_broadcasting_is_hinted(tmp_pat
     assert public and all("hint.broadcast_lost_axis" in ids(r) for r in public), public
     hidden = [r for r in failing(report) if r.visibility is Visibility.HIDDEN]
     assert hidden and not any("hint.broadcast_lost_axis" in ids(r) for r in hidden)
+
+
+def test_a_public_check_of_a_dict_names_every_wrong_entry_at_once(tmp_path):
+    """Trial 65: op_counts with two wrong counts was told of one, and of the next only once
+    that one was fixed."""
+    sub = patched(
+        tmp_path / "sub",
+        "compare",
+        '"rmsnorm": {"flops": rms_flops, "reductions": 1, "params": C},\n'
+        '        "layernorm": {"flops": ln_flops, "reductions": 2, "params": 2 * C},',
+        '"rmsnorm": {"flops": rms_flops + 1, "reductions": 1, "params": C},\n'
+        '        "layernorm": {"flops": ln_flops, "reductions": 2, "params": C},',
+    )
+    report = grade(sub, Options(suites=("public",)))
+    result = next(r for r in report.results if r.name == "compare/public/test_op_counts_for_a_small_width")
+    said = " ".join(str(m.params.get("what", "")) for m in result.messages)
+    assert '["rmsnorm"]["flops"]' in said and '["layernorm"]["params"]' in said, result.messages
