@@ -77,6 +77,12 @@ def _submissions(course: Path) -> None:
     cells.append(duplicate)
     put("dave", dave)
 
+    # Correct code whose own imports cells were deleted: in Jupyter and nbgrader, a public test
+    # cell's "import numpy as np" binds np for the cells below it (trial 64).
+    heidi = filled(released, source)
+    heidi["cells"] = [c for c in heidi["cells"] if not _grade_id(c).endswith("-imports")]
+    put("heidi", heidi)
+
     (submitted / "erin" / ASSIGNMENT).mkdir(parents=True)
     (submitted / "erin" / ASSIGNMENT / "lab.ipynb").write_text('{"cells": [ {"cell_type": "code", "sour')
 
@@ -159,6 +165,20 @@ def test_release_validates_with_nbgrader(course, tmp_path):
     assert "Success! Your notebook passes all the tests." in passed.stdout, passed.stdout[-2000:]
 
 
+def _grade_id(cell: dict) -> str:
+    return str(cell["metadata"].get("nbgrader", {}).get("grade_id", ""))
+
+
+def test_a_name_only_a_test_cell_imports_is_bound_as_in_jupyter(course, native, secure):
+    """Trial 64: with its imports cells deleted, a correct notebook scored 287 under nbgrader
+    (the public test cells import numpy, json and Path) and 28/287 under normlab, which ran no
+    part of a test cell. A test cell's imports now run where it stands; its tests never do."""
+    _, native_grades = native
+    _, secure_grades, _ = secure
+    assert native_grades["heidi"] == auto_points(course)
+    assert secure_grades["heidi"] == native_grades["heidi"]
+
+
 def test_native_path_grades_the_honest_submissions(course, native):
     _, grades = native
     assert grades["alice"] == auto_points(course)
@@ -231,8 +251,8 @@ def test_normlab_grades_mangled_and_broken_notebooks(course, secure):
 
 def test_the_run_ends_with_the_class_summary(secure):
     course, _, stdout = secure
-    assert "class summary: 7 graded now, 0 graded before, 0 not graded; 2 with full marks" in stdout
-    assert "tests failed most often (among the 4 students whose automatic score is above zero):" in stdout
+    assert "class summary: 8 graded now, 0 graded before, 0 not graded; 3 with full marks" in stdout
+    assert "tests failed most often (among the 5 students whose automatic score is above zero):" in stdout
     assert "slowest gradings:" in stdout
     image = course / "feedback" / f"normlab-scores-{ASSIGNMENT}.png"
     assert f"score histogram: {image}" in stdout
@@ -298,12 +318,12 @@ def test_student_facing_release_leaks_nothing(course, tmp_path):
 def test_a_rerun_resumes_without_regrading(secure):
     course, grades, _ = secure
     again = normlab("autograde", ASSIGNMENT, "--course-dir", course, "--no-progress", cwd=ROOT).stdout
-    assert "0 graded, 7 unchanged" in again
+    assert "0 graded, 8 unchanged" in again
     report = course / "normlab" / ASSIGNMENT / "reports" / "bob.json"
     stamp = report.stat().st_mtime_ns
     (course / "normlab" / ASSIGNMENT / "done" / "bob").unlink()  # interrupted after grading bob
     resumed = normlab("autograde", ASSIGNMENT, "--course-dir", course, "--no-progress", cwd=ROOT).stdout
-    summary = "0 graded, 6 unchanged since the last run, 0 not graded, 1 graded by an earlier run, published now"
+    summary = "0 graded, 7 unchanged since the last run, 0 not graded, 1 graded by an earlier run, published now"
     assert summary in resumed
     assert "bob" in resumed and "(graded by an earlier run)" in resumed
     assert report.stat().st_mtime_ns == stamp  # the stored report was reused, not regraded
