@@ -34,8 +34,8 @@ def run(*args, cwd, check=True):
     return out
 
 
-def normlab(*args, cwd):
-    return run(sys.executable, "-m", "grader", *args, cwd=cwd)
+def normlab(*args, cwd, check=True):
+    return run(sys.executable, "-m", "grader", *args, cwd=cwd, check=check)
 
 
 def nbgrader(*args, cwd, check=True):
@@ -246,7 +246,7 @@ def test_normlab_grades_mangled_and_broken_notebooks(course, secure):
     _, grades, stdout = secure
     assert grades["dave"] == auto_points(course)  # correct code; the cell structure does not matter
     assert grades["erin"] == 0
-    assert "7 graded" in stdout and "0 not graded" in stdout
+    assert "8 graded" in stdout and "0 not graded" in stdout
 
 
 def test_the_run_ends_with_the_class_summary(secure):
@@ -349,7 +349,7 @@ def test_a_dask_cluster_on_loopback_grades_the_same(course, secure):
             cluster.scheduler_address,
             cwd=ROOT,
         )
-    assert "7 graded" in out.stdout
+    assert "8 graded" in out.stdout
     _, secure_grades, _ = secure
     assert exported(copy) == secure_grades
 
@@ -1520,3 +1520,33 @@ def test_a_timestamps_utc_offset_is_read_as_hours_and_minutes():
         assert parse_utc(f"2026-12-01 11:59:00.000000 {spelled}").hour == 14, spelled
     assert parse_utc("2026-12-01 11:59:00 +0530").strftime("%H:%M") == "06:29"
     assert parse_utc("2026-12-01T11:59:00-03:00").hour == 14  # ISO 8601, as it always was
+
+
+def test_a_student_whose_folder_cannot_be_written_keeps_the_gradebook_as_it_was(secure, tmp_path):
+    """Trial 64: a student reported NOT GRADED, because their autograded folder could not be
+    written, still had the new score in the gradebook, beside the old feedback page. The
+    gradebook now commits only once every file of the folder is written."""
+    course, grades, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    released = load(copy / "release" / ASSIGNMENT / "lab.ipynb")
+    source = load(copy / "source" / ASSIGNMENT / "lab.ipynb")
+    save(filled(released, source), copy / "submitted" / "bob" / ASSIGNMENT / "lab.ipynb")  # bob fixed his bug
+    page = copy / "autograded" / "bob" / ASSIGNMENT / "normlab-feedback.html"
+    before = page.read_text()
+    page.unlink()
+    page.mkdir()  # cannot be replaced by a file: the folder cannot be published
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT, check=False)
+    assert out.returncode != 0 and "bob" in out.stderr and "NOT GRADED" in out.stderr, out.stderr
+    page.rmdir()
+    page.write_text(before)
+    assert exported(copy)["bob"] == grades["bob"] < auto_points(copy)  # the old score, as the feedback says
+    notebook = (copy / "autograded" / "bob" / ASSIGNMENT / "lab.ipynb").read_text()
+    assert "(np.sqrt(ms) + eps)" in notebook  # the old notebook too: nothing of the new grading
+    # No file can be written in it at all (the trial's chattr +i; a folder of another user).
+    folder = copy / "autograded" / "bob" / ASSIGNMENT
+    folder.rename(tmp_path / "aside")
+    folder.write_text("not a folder")
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT, check=False)
+    assert "bob" in out.stderr and "NOT GRADED" in out.stderr, out.stderr
+    assert exported(copy)["bob"] == grades["bob"]

@@ -33,6 +33,17 @@ def write_atomic(path: Path, text: str) -> None:
 
     Any Python string can be written: a lone surrogate (from a student's print, answer or file
     name) is escaped as ``\\udXXX`` instead of stopping the write."""
+    tmp = write_staged(path, text)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_staged(path: Path, text: str, mode: int = 0o600) -> Path:
+    """``text`` written in full beside ``path`` under a temporary name, for ``os.replace`` once
+    what it goes with is written too; the caller removes it if that never comes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -40,10 +51,11 @@ def write_atomic(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
 
 
 def save_report(path: Path, report: Report, key: str) -> None:

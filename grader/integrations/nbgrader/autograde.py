@@ -8,6 +8,7 @@ A notebook that cannot be read scores zero with a message.
 
 from __future__ import annotations
 
+import os
 import tempfile
 import unicodedata
 from collections.abc import Iterator
@@ -24,7 +25,7 @@ from grader.notebook import MAX_NOTEBOOK_BYTES
 from grader.policy import Policy
 from grader.questions import ANSWERS_FILE
 from grader.report.feedback import feedback_html
-from grader.report.store import key_of, remove_leftovers, write_atomic
+from grader.report.store import key_of, remove_leftovers, write_staged
 from grader.runner import Options
 from grader.sandbox.inside.protocol import clean_text
 from grader.settings import SettingsError
@@ -179,15 +180,6 @@ class NbgraderCourse:
         return files.read(self.root, f"{folder}/{name}", limit) if name in inside else None
 
 
-def _write_readable(path: Path, text: str) -> None:
-    """Write atomically, readable by all like the files nbgrader writes (feedback is copied to
-    the exchange with its mode, and a student must be able to read it); what an earlier run
-    killed while writing it left goes."""
-    remove_leftovers(path)
-    write_atomic(path, text)
-    path.chmod(0o644)
-
-
 def _only_notebook(entries: dict[str, str]) -> str | None:
     """The one notebook in a folder whose notebook has another name than the released one."""
     notebooks = sorted(name for name in entries if name.endswith(".ipynb"))
@@ -272,21 +264,46 @@ class NbgraderPublisher:
         answered = handed.answered()
         autograded = course.root / "autograded" / student / course.assignment
         changed = self._changed_answers(autograded / self.released_path.name, handed)
-        late = self.gradebook.record(course.assignment, student, report, answered, submitted.timestamp, changed)
-        page = feedback_html(report, student=student, assignment=course.assignment, lang=self.lang, late=late)
-        rebuilt = gradebook.autograded_notebook(handed, report, self.lang)
-        nb = gradebook.with_feedback(rebuilt, page, self.lang)
+        staged: list[tuple[Path, Path]] = []
+
+        def stage(late: Late) -> None:
+            # Every file is written in full before the gradebook commits (trial 64: a folder that
+            # could not be written left a new score in the gradebook of a student reported as not
+            # graded, beside the old feedback); readable by all like the files nbgrader writes
+            # (feedback is copied to the exchange with its mode); what a killed run left goes.
+            for path, text in self._files(submitted, report, handed, late).items():
+                remove_leftovers(path)
+                if path.is_dir():  # os.replace would fail, after the commit
+                    raise IsADirectoryError(f"{path} is a folder, not a file")
+                staged.append((write_staged(path, text, 0o644), path))
+
+        try:
+            late = self.gradebook.record(
+                course.assignment, student, report, answered, submitted.timestamp, changed, before_commit=stage
+            )
+            for temp, path in staged:
+                os.replace(temp, path)
+        finally:
+            for temp, _ in staged:
+                temp.unlink(missing_ok=True)
+        return late
+
+    def _files(self, submitted: Submitted, report: Report, handed: gradebook.Handed, late: Late) -> dict[Path, str]:
+        """``autograded/<student>/<assignment>/``'s files, by path."""
+        course = self.course
+        autograded = course.root / "autograded" / submitted.student / course.assignment
+        page = feedback_html(report, student=submitted.student, assignment=course.assignment, lang=self.lang, late=late)
+        nb = gradebook.with_feedback(gradebook.autograded_notebook(handed, report, self.lang), page, self.lang)
         # nbformat.writes validates the notebook against the schema and only logs what it finds,
         # for ~50 ms a student; the notebook is the released one (validated when read) with
         # cells rebuilt by nbformat's own constructors. The same writer, without the schema walk:
-        _write_readable(autograded / self.released_path.name, gradebook.notebook_json(nb))
-        _write_readable(autograded / FEEDBACK_PAGE, page)
+        files = {autograded / self.released_path.name: gradebook.notebook_json(nb), autograded / FEEDBACK_PAGE: page}
         if submitted.timestamp is not None:
-            _write_readable(autograded / "timestamp.txt", submitted.timestamp)
+            files[autograded / "timestamp.txt"] = submitted.timestamp
         secret = submitted.path.parent / SECRET if submitted.path is not None else None
         if secret is not None and secret.is_file():
-            _write_readable(autograded / SECRET, secret.read_text(encoding="utf-8", errors="replace"))
-        return late
+            files[autograded / SECRET] = secret.read_text(encoding="utf-8", errors="replace")
+        return files
 
 
 def summary_image(course_dir: Path, assignment: str) -> Path:

@@ -27,7 +27,7 @@ import re
 import sys
 import warnings
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -243,11 +243,14 @@ class ClassGradebook:
         answered: set[str],
         timestamp: str | None,
         changed: frozenset[str] | set[str] = frozenset(),
+        before_commit: Callable[[Late], None] | None = None,
     ) -> Late:
         """Write one student's grades (idempotent), then apply the course's late policy as
         ``nbgrader autograde`` does, in one transaction; returns the late penalty (0 when on time)
         and the hand points in the score it was taken from.
-        ``changed``: written answers whose text changed since their hand grade was given."""
+        ``changed``: written answers whose text changed since their hand grade was given.
+        ``before_commit``: called with the penalty before the transaction commits; if it raises,
+        nothing of this student is written."""
         scores = cell_scores(report)
         db = self.gb.db
         # nbgrader's own models trigger SQLAlchemy autoflush warnings.
@@ -261,11 +264,14 @@ class ClassGradebook:
                 db.expire_all()
                 penalty = apply_late_penalty(self.gb, self.config, assignment, student)
                 raw = float(self.gb.find_submission(assignment, student).score)  # nbgrader's raw_score
+                late = Late(penalty, hand_points(raw, report.score) if penalty else 0.0)
+                if before_commit is not None:
+                    before_commit(late)
                 db.commit()
             except BaseException:
                 db.rollback()  # nothing of this student is written; the next student starts clean
                 raise
-        return Late(penalty, hand_points(raw, report.score) if penalty else 0.0)
+        return late
 
     def hand_points(self, assignment: str, student: str, auto: float) -> float:
         """The points the gradebook counts for the student now beyond ``auto``: given by hand."""
