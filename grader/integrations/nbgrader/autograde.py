@@ -52,7 +52,10 @@ def is_student_id(name: str) -> bool:
     return all(ch.isalnum() or ch in STUDENT_ID_MARKS or unicodedata.category(ch) == "Mn" for ch in name)
 
 
-NOT_AN_ID = "the name is not a student id normlab can record (letters, digits, ._@+-' and single spaces)"
+NOT_AN_ID = (
+    "the name is not a student id normlab can record: a letter or digit first, then letters, digits, ._@+-' "
+    "and single spaces, at most 100 characters"
+)
 
 TIMESTAMP_BYTES = 1024
 
