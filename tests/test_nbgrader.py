@@ -1550,3 +1550,26 @@ def test_a_student_whose_folder_cannot_be_written_keeps_the_gradebook_as_it_was(
     out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT, check=False)
     assert "bob" in out.stderr and "NOT GRADED" in out.stderr, out.stderr
     assert exported(copy)["bob"] == grades["bob"]
+
+
+def test_a_gradebook_another_program_holds_is_said_in_one_line_before_grading(secure, tmp_path):
+    """Trial 64: with formgrader (or any nbgrader command) holding the gradebook, normlab
+    autograde printed a 75-line SQLAlchemy traceback, "grader fault"; mid-run, each student's
+    NOT GRADED line dumped SQL. It now says so in one line and grades no one (exit 2)."""
+    import sqlite3
+
+    course, grades, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    shutil.rmtree(copy / "normlab")  # nothing stored: the run would grade everyone
+    holder = sqlite3.connect(copy / "gradebook.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT, check=False)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    said = out.stdout + out.stderr
+    assert out.returncode == 2 and "gradebook (gradebook.db) is locked by another program" in said, said
+    assert "Traceback" not in said and "SQL" not in said and "graded" not in out.stdout
+    assert exported(copy) == grades

@@ -183,6 +183,14 @@ class NbgraderCourse:
         return files.read(self.root, f"{folder}/{name}", limit) if name in inside else None
 
 
+def _say_if_unusable(exc: BaseException) -> None:
+    """A gradebook that cannot be used now is a setting the instructor can fix: exit 2 with one
+    line, before anyone is graded (any other error goes on as it is)."""
+    problem = gradebook.unusable(exc)
+    if problem is not None:
+        raise SettingsError(str(problem)) from None
+
+
 def _only_notebook(entries: dict[str, str]) -> str | None:
     """The one notebook in a folder whose notebook has another name than the released one."""
     notebooks = sorted(name for name in entries if name.endswith(".ipynb"))
@@ -224,12 +232,18 @@ class NbgraderPublisher:
         self.config = gradebook.course_config(self.course.root)
         gradebook.check_late_policy(self.config)
         # One gradebook for the run (see ClassGradebook); ``close`` ends it.
-        self.gradebook = gradebook.ClassGradebook(self.config)
         try:
+            self.gradebook = gradebook.ClassGradebook(self.config)
+        except Exception as exc:
+            _say_if_unusable(exc)
+            raise
+        try:
+            self.gradebook.check_writable()
             self.gradebook.check_released(self.course.assignment, self.released_path.stem)
             self.terms, self.extensions, self.in_gradebook = self.gradebook.scoring_state(self.course.assignment)
-        except BaseException:
+        except BaseException as exc:
             self.gradebook.close()
+            _say_if_unusable(exc)
             raise
 
     def close(self) -> None:
@@ -286,6 +300,11 @@ class NbgraderPublisher:
             )
             for temp, path in staged:
                 os.replace(temp, path)
+        except Exception as exc:
+            problem = gradebook.unusable(exc)
+            if problem is not None:
+                raise problem from None  # one line for this student, not SQLAlchemy's with its SQL
+            raise
         finally:
             for temp, _ in staged:
                 temp.unlink(missing_ok=True)

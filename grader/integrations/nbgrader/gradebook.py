@@ -198,6 +198,16 @@ class ClassGradebook:
             finally:
                 self.gb.db.rollback()  # the read ends here: no transaction stays open until the first student
 
+    def check_writable(self) -> None:
+        """Take the write lock and give it back, before anyone is graded: a gradebook another
+        program holds (formgrader, an nbgrader command), or a read-only one, made every student's
+        publication fail after the whole class was graded (trial 64). SQLite only."""
+        if not self.config.db_url.startswith("sqlite"):
+            return
+        with self.gb.engine.connect() as connection:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            connection.exec_driver_sql("ROLLBACK")
+
     def check_released(self, assignment: str, notebook: str) -> None:
         """Refuse a gradebook that cannot take this run's grades: the assignment or its notebook
         not in it (``nbgrader db assignment add`` makes the assignment alone, without notebooks
@@ -279,6 +289,26 @@ class ClassGradebook:
             warnings.simplefilter("ignore", category=Warning)
             raw = float(self.gb.find_submission(assignment, student).score)
         return hand_points(raw, auto)
+
+
+class GradebookUnusable(Exception):
+    """The gradebook cannot be read or written now; the message says why in plain words."""
+
+
+def unusable(exc: BaseException) -> GradebookUnusable | None:
+    """SQLite's two usual refusals (another program holds the gradebook, or it is read-only),
+    said plainly instead of as SQLAlchemy's error and its SQL; None for anything else."""
+    text = str(exc)
+    if "database is locked" in text:
+        return GradebookUnusable(
+            "the gradebook (gradebook.db) is locked by another program, such as formgrader or another "
+            "nbgrader command: run again once it is done"
+        )
+    if "readonly database" in text or "read-only database" in text:
+        return GradebookUnusable(
+            "the gradebook (gradebook.db) cannot be written: make the file and its folder writable, and run again"
+        )
+    return None
 
 
 def hand_points(raw: float, auto: float) -> float:
