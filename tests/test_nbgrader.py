@@ -1573,3 +1573,20 @@ def test_a_gradebook_another_program_holds_is_said_in_one_line_before_grading(se
     assert out.returncode == 2 and "gradebook (gradebook.db) is locked by another program" in said, said
     assert "Traceback" not in said and "SQL" not in said and "graded" not in out.stdout
     assert exported(copy) == grades
+
+
+def test_a_notebook_beside_the_graded_one_is_named(secure, tmp_path):
+    """Trial 64: the work in lab-Copy1.ipynb beside a blank lab.ipynb scored 0 with no word;
+    nbgrader grades lab.ipynb too, and so does normlab, but the feedback now names the other."""
+    course, _, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    released = load(copy / "release" / ASSIGNMENT / "lab.ipynb")
+    source = load(copy / "source" / ASSIGNMENT / "lab.ipynb")
+    folder = copy / "submitted" / "ivan" / ASSIGNMENT
+    save(released, folder / "lab.ipynb")
+    save(filled(released, source), folder / "lab-Copy1.ipynb")
+    (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+    normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--student", "ivan", "--no-progress", cwd=ROOT)
+    page = (copy / "autograded" / "ivan" / ASSIGNMENT / "normlab-feedback.html").read_text()
+    assert "lab-Copy1.ipynb" in page and "were not" in page, page[:3000]

@@ -163,11 +163,14 @@ class NbgraderCourse:
         # An answers file is what normlab grade reads beside a blank notebook; here the answer
         # cells are the gradebook's (reader trial 35): said, and a file added later is a change.
         beside = ANSWERS_FILE in inside
-        key = key_of((name or "").encode(), data or b"", stamp or b"", b"%d" % beside)
+        others = [n for n in notebooks if n != name] if name is not None else []
+        key = key_of((name or "").encode(), data or b"", stamp or b"", b"%d" % beside, "\n".join(others).encode())
         if name is None:
             notes.append(Message("submission.no_notebook", {"expected": expected}))
         elif beside:
             notes.append(Message("submission.answers_file_not_read", {"file": ANSWERS_FILE}))
+        if others:  # trial 64: the work in lab-Copy1.ipynb beside a blank lab.ipynb scored 0 in silence
+            notes.append(_other_notebooks(str(name), others))
         path = None
         if name is not None and data is not None:
             path = self.staging / student / name
@@ -189,6 +192,12 @@ def _say_if_unusable(exc: BaseException) -> None:
     problem = gradebook.unusable(exc)
     if problem is not None:
         raise SettingsError(str(problem)) from None
+
+
+def _other_notebooks(graded: str, others: list[str]) -> Message:
+    """The note naming the notebooks beside the graded one (nbgrader grades only that one)."""
+    shown = ", ".join(clean_text(n)[:60] for n in others[:5]) + (f", ... (+{len(others) - 5})" * (len(others) > 5))
+    return Message("submission.other_notebooks", {"graded": clean_text(graded)[:60], "others": shown})
 
 
 def _only_notebook(entries: dict[str, str]) -> str | None:
