@@ -1590,3 +1590,19 @@ def test_a_notebook_beside_the_graded_one_is_named(secure, tmp_path):
     normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--student", "ivan", "--no-progress", cwd=ROOT)
     page = (copy / "autograded" / "ivan" / ASSIGNMENT / "normlab-feedback.html").read_text()
     assert "lab-Copy1.ipynb" in page and "were not" in page, page[:3000]
+
+
+def test_a_grade_nbgrader_autograde_wrote_since_is_replaced_by_the_next_run(secure, tmp_path):
+    """Trial 64: after `nbgrader autograde --student bob --force`, normlab's next run said "0
+    graded, all unchanged" and the gradebook kept nbgrader's grade. nbgrader rewrites the
+    student's autograded folder, without normlab's feedback page: that student is published
+    again from the stored report."""
+    course, grades, _ = secure
+    copy = tmp_path / "course"
+    shutil.copytree(course, copy)
+    frank = copy / "submitted" / "frank" / ASSIGNMENT  # nbgrader's kernel grades frank higher (patched checks)
+    nbgrader("autograde", ASSIGNMENT, "--student", "frank", "--force", cwd=copy, check=False)
+    assert exported(copy)["frank"] != grades["frank"]
+    out = normlab("autograde", ASSIGNMENT, "--course-dir", copy, "--no-progress", cwd=ROOT)
+    assert "frank" in out.stdout and "published again" in out.stdout, out.stdout
+    assert exported(copy) == grades and frank.is_dir()

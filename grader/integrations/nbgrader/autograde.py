@@ -259,8 +259,12 @@ class NbgraderPublisher:
         self.gradebook.close()
 
     def is_published(self, student: str) -> bool:
-        """The student has a submission in the gradebook (as this run found it)."""
-        return student in self.in_gradebook
+        """The student has a submission in the gradebook (as this run found it), and their
+        autograded folder still holds normlab's feedback page: ``nbgrader autograde`` run on them
+        since rewrites both, and its grade stayed in the gradebook through normlab's later runs
+        (trial 64)."""
+        page = self.course.root / "autograded" / student / self.course.assignment / FEEDBACK_PAGE
+        return student in self.in_gradebook and page.is_file()
 
     def hand_points(self, student: str, auto: float) -> float:
         return self.gradebook.hand_points(self.course.assignment, student, auto)
