@@ -409,3 +409,16 @@ def test_a_solution_cell_is_the_students_whatever_its_first_line():
     assert [c.number for c in read(_nb(source, metadata=solution)).cells] == [1]
     other = read(_nb(source, metadata={"nbgrader": {"grade_id": "mine"}}))
     assert other.cells == [] and ids(other.notes) == ["submission.test_cell_skipped"]
+
+
+def test_a_stub_defined_after_an_implementation_is_named():
+    """Trial 64: a scratch `def rmsnorm(...): raise NotImplementedError` in the last cell made
+    the notebook end with the stub (163/287; nbgrader, whose test cell runs right below the
+    implementation, gave 287), and the feedback only said rmsnorm was not implemented."""
+    implemented = "import numpy as np\ndef rmsnorm(x, gamma, eps=1e-6):\n    return x * gamma\n"
+    stub = 'def rmsnorm(x, gamma, eps=1e-6):\n    """scratch"""\n    raise NotImplementedError("scratch")\n'
+    notes = [n for n in read(_nb(implemented, "x = 1", stub)).notes if n.id == "submission.stub_defined_last"]
+    assert [n.params for n in notes] == [{"function": "rmsnorm", "cell": 3, "implemented": 1}]
+    # Implemented last, or a stub never implemented: nothing to say.
+    assert "submission.stub_defined_last" not in ids(read(_nb(stub, implemented)).notes)
+    assert "submission.stub_defined_last" not in ids(read(_nb(stub, stub)).notes)
