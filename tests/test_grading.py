@@ -643,16 +643,16 @@ def test_a_function_that_swallows_the_interrupt_still_times_out(tmp_path):
     assert "fault.timeout_where" not in {m.id for m in result.messages}
 
 
+def _graded_with(tmp_path, module, old, new):
+    """The reference with one change in ``module``, graded by the public and hidden suites."""
+    return grade(patched(tmp_path / "sub", module, old, new), Options(suites=("public", "hidden")))
+
+
 def test_a_none_inside_a_returned_report_is_not_taken_for_a_forgotten_return(tmp_path):
     """Trial 65: a report whose eps_source was None was told "does the function end without a
     return statement?" although the function had returned its report."""
-    sub = patched(
-        tmp_path / "sub",
-        "inspect_config",
-        "eps, eps_source = float(cfg[eps_key]), eps_key",
-        "eps, eps_source = float(cfg[eps_key]), None",
-    )
-    report = grade(sub, Options(suites=("public", "hidden")))
+    old, new = "eps, eps_source = float(cfg[eps_key]), eps_key", "eps, eps_source = float(cfg[eps_key]), None"
+    report = _graded_with(tmp_path, "inspect_config", old, new)
     lost = [r for r in failing(report) if r.name.startswith("inspect_config/")]
     shown = [m.id for r in lost for m in r.messages]
     assert "hint.part_none" in shown and "hint.returned_none" not in shown, shown
@@ -662,13 +662,8 @@ def test_a_reduction_without_keepdims_that_breaks_broadcasting_is_hinted(tmp_pat
     """Trial 65: rmsnorm's mean without keepdims=True raised numpy's "operands could not be
     broadcast together" with no word on the classic cause. The hint is public-only: it reads the
     exception's text, which a hidden test never shows."""
-    sub = patched(
-        tmp_path / "sub",
-        "rmsnorm",
-        "    ms = np.mean(xf * xf, axis=-1, keepdims=True)  # (..., 1)",
-        "    ms = np.mean(xf * xf, axis=-1)",
-    )
-    report = grade(sub, Options(suites=("public", "hidden")))
+    old = "    ms = np.mean(xf * xf, axis=-1, keepdims=True)  # (..., 1)"
+    report = _graded_with(tmp_path, "rmsnorm", old, "    ms = np.mean(xf * xf, axis=-1)")
 
     def ids(result):
         return {m.id for m in result.messages}
