@@ -32,7 +32,8 @@ def test_note_says_what_the_report_says(student, expected):
 
 
 def test_config_without_family_or_norm_key_is_refused(student, expected):
-    """A config with neither a known model_type nor any eps key raises ValueError."""
+    """A config with neither a known model_type nor any eps key raises ValueError (the point
+    needs GPT-2's report right first: code that refuses every config would earn it)."""
     expected.check(student.inspect_config, bank("gpt2.json"), what="inspect_config(gpt2)", skip=("note",))
     with expected.raises(ValueError, what="inspect_config(config of an unknown family without an eps key)"):
         student.inspect_config({"model_type": "mystery", "hidden_size": 64, "num_hidden_layers": 2})
