@@ -95,9 +95,9 @@ WRONG = (
     frozenset({"check.values_hidden", "check.values_public", "check.assertion", "check.non_finite"}) | DTYPE | MUTATED
 )
 """An array answer with wrong values (float64 whatever the input), inputs written into."""
-WRONG_REPORT = frozenset({"check.value_hidden", "check.value_type", "check.assertion", "check.did_not_raise"}) | {
-    m for m in message_catalog() if m.startswith("check.note_")
-}
+WRONG_REPORT = frozenset(
+    {"check.value_hidden", "check.value_public", "check.value_type", "check.assertion", "check.did_not_raise"}
+) | {m for m in message_catalog() if m.startswith("check.note_")}
 """An inspect_config report with wrong values and wrong types (its note among them)."""
 CHECKS = frozenset(m for m in message_catalog() if m.startswith("check."))
 """Any refusal of an answer by a check (for answers built to pass as many checks as possible)."""
