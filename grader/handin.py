@@ -123,14 +123,9 @@ def _implemented(path: Path, budget: _Budget, magics: notebook.Allowance) -> set
         names |= {
             n.name
             for n in tree.body
-            if isinstance(n, ast.FunctionDef) and n.name in course.MODULE_OF and not _is_stub(n)
+            if isinstance(n, ast.FunctionDef) and n.name in course.MODULE_OF and not notebook.is_stub(n)
         }
     return names
-
-
-def _is_stub(node: ast.FunctionDef) -> bool:
-    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return all(isinstance(s, ast.Raise | ast.Pass) for s in body)
 
 
 SEARCHED_DEPTH = 8

@@ -623,9 +623,12 @@ def _defines_a_stub(code: str, name: str) -> bool | None:
     """Whether the cell's last top-level definition of ``name`` is a stub; None: no Python."""
     tree = parsed(code)
     found = [n for n in (tree.body if tree else []) if isinstance(n, ast.FunctionDef) and n.name == name]
-    if not found:
-        return None
-    body = [s for s in found[-1].body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return is_stub(found[-1]) if found else None
+
+
+def is_stub(node: ast.FunctionDef) -> bool:
+    """A definition that implements nothing: besides its docstring, it only raises or passes."""
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     return all(isinstance(s, ast.Raise | ast.Pass) for s in body)
 
 
